@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Debian packages the environment needs at run time: Chromium (Playwright drives
+# Debian's build; Playwright's own browser download is never used) and Node.js
+# with npm for the p5/p5.brush assets. Used by `make setup`, CI and the Dockerfile.
+set -euo pipefail
+packages=(chromium fonts-dejavu-core nodejs npm)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+# npm may come from elsewhere (a newer Node.js install); only the binary matters.
+if command -v npm >/dev/null; then missing=("${missing[@]/npm}"); fi
+if command -v node >/dev/null; then missing=("${missing[@]/nodejs}"); fi
+read -r -a missing <<< "${missing[*]}"
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+/usr/bin/chromium --version

@@ -1,0 +1,1 @@
+"""The watercolour-rl environment: gate, sandboxed renderer, cache and OpenEnv server."""

@@ -1,0 +1,1 @@
+"""Headless Chromium rendering of p5.brush sketches."""

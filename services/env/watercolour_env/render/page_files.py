@@ -1,0 +1,52 @@
+"""The sandbox page's files, answered from memory: the page makes no real request."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ORIGIN = "http://sandbox.watercolour.invalid"
+PAGE_URL = f"{ORIGIN}/page.html"
+SANDBOX_DIR = Path(__file__).resolve().parent.parent / "sandbox"
+
+# No eval, no network, no workers, no frames: only our own scripts run.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "connect-src 'none'; worker-src 'none'; frame-src 'none'; media-src 'none'; font-src 'none'; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'"
+)
+
+
+@dataclass(frozen=True)
+class PageFile:
+    body: bytes
+    content_type: str
+
+
+@cache
+def library_files(assets_dir: Path) -> dict[str, PageFile]:
+    js = "text/javascript; charset=utf-8"
+    files = {
+        "/lib/p5.min.js": PageFile((assets_dir / "p5/lib/p5.min.js").read_bytes(), js),
+        "/lib/p5.brush.js": PageFile((assets_dir / "p5.brush/dist/p5.brush.js").read_bytes(), js),
+        "/page.html": PageFile((SANDBOX_DIR / "page.html").read_bytes(), "text/html; charset=utf-8"),
+    }
+    for name in ("prelude.js", "guard.js", "launch.js"):
+        files[f"/{name}"] = PageFile((SANDBOX_DIR / name).read_bytes(), js)
+    return files
+
+
+@cache
+def library_versions(assets_dir: Path) -> str:
+    versions = [json.loads((assets_dir / pkg / "package.json").read_text())["version"] for pkg in ("p5", "p5.brush")]
+    return f"p5@{versions[0]}+p5.brush@{versions[1]}"
+
+
+def sketch_files(code: str, config: dict) -> dict[str, PageFile]:
+    js = "text/javascript; charset=utf-8"
+    return {
+        "/config.js": PageFile(f"window.__WC_CONFIG = Object.freeze({json.dumps(config)});".encode(), js),
+        "/sketch.js": PageFile(code.encode("utf-8", errors="replace"), js),
+    }

@@ -1,0 +1,126 @@
+"""Runs one sketch on a fresh page of one browser, under a deadline and a memory watchdog."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Route
+
+from watercolour_env.render.chromium import Chromium
+from watercolour_env.render.page_files import (
+    CONTENT_SECURITY_POLICY,
+    ORIGIN,
+    PAGE_URL,
+    PageFile,
+    library_files,
+    sketch_files,
+)
+
+WATCHDOG_INTERVAL_S = 0.2
+
+
+@dataclass
+class PageRun:
+    """What the page reported, or why it could not report."""
+
+    report: dict | None = None
+    page_errors: list[str] = field(default_factory=list)
+    blocked_urls: list[str] = field(default_factory=list)
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    crashed: bool = False
+    infrastructure_error: str | None = None
+    wall_ms: float = 0.0
+
+    @property
+    def browser_is_suspect(self) -> bool:
+        """After any of these the browser is replaced before the next render."""
+        return self.timed_out or self.memory_exceeded or self.crashed or self.infrastructure_error is not None
+
+
+@dataclass(frozen=True)
+class PageJob:
+    code: str
+    seed: int
+    config: dict
+    assets_dir: Path
+    deadline_s: float
+    memory_limit_mb: int
+
+
+async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
+    run = PageRun()
+    started = time.perf_counter()
+    files = {**library_files(job.assets_dir), **sketch_files(job.code, {**job.config, "seed": job.seed})}
+    try:
+        context = await chromium.browser.new_context(
+            viewport={"width": job.config["width"], "height": job.config["height"]},
+            device_scale_factor=1,
+            service_workers="block",
+            accept_downloads=False,
+        )
+    except PlaywrightError as error:
+        run.infrastructure_error = f"could not open a browser context: {error.message}"
+        return run
+    watchdog = None
+    try:
+        page = await context.new_page()
+        page.on("pageerror", lambda error: run.page_errors.append(str(error)[:500]))
+        page.on("crash", lambda _page: setattr(run, "crashed", True))
+        page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
+        await page.route("**/*", lambda route: _answer(route, files, run))
+        watchdog = asyncio.create_task(_watch_memory(chromium, job.memory_limit_mb, run))
+        run.report = await asyncio.wait_for(_load_and_wait(page), timeout=job.deadline_s)
+    except asyncio.TimeoutError:
+        run.timed_out = not run.memory_exceeded
+    except PlaywrightError as error:
+        if not (run.crashed or run.memory_exceeded):
+            run.infrastructure_error = f"the browser failed during the render: {error.message[:300]}"
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        run.wall_ms = (time.perf_counter() - started) * 1000
+        if not run.browser_is_suspect:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(context.close(), timeout=5)
+    return run
+
+
+# Resolves with the page's report once the first frame was drawn and read back.
+_REPORT = """new Promise((resolve) => {
+  const wait = () => (window.__wc ? window.__wc.finished.then(resolve) : setTimeout(wait, 20));
+  wait();
+})"""
+
+
+async def _load_and_wait(page) -> dict:
+    await page.goto(PAGE_URL, wait_until="commit")
+    return await page.evaluate(_REPORT)
+
+
+async def _answer(route: Route, files: dict[str, PageFile], run: PageRun) -> None:
+    url = route.request.url
+    path = url[len(ORIGIN):].split("?", 1)[0] if url.startswith(ORIGIN + "/") else None
+    file = files.get(path) if path else None
+    if file is None:
+        run.blocked_urls.append(url[:200])
+        await route.abort("blockedbyclient")
+        return
+    headers = {"content-type": file.content_type, "cache-control": "no-store"}
+    if path == "/page.html":
+        headers["content-security-policy"] = CONTENT_SECURITY_POLICY
+    await route.fulfill(status=200, headers=headers, body=file.body)
+
+
+async def _watch_memory(chromium: Chromium, limit_mb: int, run: PageRun) -> None:
+    while True:
+        await asyncio.sleep(WATCHDOG_INTERVAL_S)
+        if await asyncio.to_thread(chromium.memory_mb) > limit_mb:
+            run.memory_exceeded = True
+            await chromium.kill()
+            return

@@ -1,0 +1,24 @@
+"""Paint coverage of a rendered PNG: the share of pixels that differ from the paper."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image
+
+# A pixel is paint when it is farther than this (Euclidean, RGB) from the modal colour.
+PAINT_DISTANCE = 32.0
+BLANK_BELOW = 0.005
+
+
+def paint_fraction(png: bytes) -> float:
+    with Image.open(io.BytesIO(png)) as image:
+        rgb = np.asarray(image.convert("RGB"), dtype=np.int32)
+    flat = rgb.reshape(-1, 3)
+    packed = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
+    values, counts = np.unique(packed, return_counts=True)
+    mode = values[counts.argmax()]
+    paper = np.array([(mode >> 16) & 255, (mode >> 8) & 255, mode & 255], dtype=np.int32)
+    distance = np.sqrt(((flat - paper) ** 2).sum(axis=1))
+    return float((distance > PAINT_DISTANCE).mean())

@@ -1,0 +1,116 @@
+"""A pool of browsers, one render at a time each.
+
+Pages of one browser serialise inside SwiftShader, so parallelism comes from
+several browsers. A browser is replaced after `recycle_after` renders and after
+any render that timed out, crashed or ran out of memory, so a hostile sketch
+never slows the next one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from playwright.async_api import Playwright, async_playwright
+
+from watercolour_env.render.chromium import Chromium
+from watercolour_env.render.page_run import PageJob, PageRun, run_page
+from watercolour_env.settings import EnvSettings
+
+log = logging.getLogger(__name__)
+
+
+class PoolUnavailable(Exception):
+    """The pool could not take the render: an infrastructure condition, not the sketch's fault."""
+
+
+@dataclass
+class _Slot:
+    chromium: Chromium
+    renders: int = 0
+
+
+class BrowserPool:
+    def __init__(self, settings: EnvSettings):
+        self.settings = settings
+        self._playwright_cm = None
+        self._playwright: Playwright | None = None
+        self._idle: asyncio.Queue[_Slot] = asyncio.Queue()
+        self._pending = 0
+        self.stats = {"renders": 0, "recycled": 0, "killed": 0}
+
+    async def start(self) -> None:
+        self._playwright_cm = async_playwright()
+        self._playwright = await self._playwright_cm.start()
+        slots = await asyncio.gather(*(self._new_slot() for _ in range(self.settings.browsers)))
+        for slot in slots:
+            self._idle.put_nowait(slot)
+        log.info("browser pool ready: %d browsers", len(slots))
+
+    async def close(self) -> None:
+        while not self._idle.empty():
+            await self._idle.get_nowait().chromium.close()
+        if self._playwright_cm is not None:
+            await self._playwright_cm.__aexit__(None, None, None)
+            self._playwright_cm = None
+
+    @property
+    def size(self) -> int:
+        return self.settings.browsers
+
+    @property
+    def idle(self) -> int:
+        return self._idle.qsize()
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    async def render(self, job: PageJob) -> tuple[PageRun, float]:
+        """Returns the page's run and the milliseconds spent waiting for a browser."""
+        if self._pending >= self.settings.max_pending:
+            raise PoolUnavailable(f"render queue is full ({self._pending} waiting)")
+        self._pending += 1
+        queued = time.perf_counter()
+        try:
+            slot = await asyncio.wait_for(self._idle.get(), timeout=self.settings.queue_timeout_s)
+        except asyncio.TimeoutError:
+            raise PoolUnavailable(f"no browser free within {self.settings.queue_timeout_s:.0f} s") from None
+        finally:
+            self._pending -= 1
+        queue_ms = (time.perf_counter() - queued) * 1000
+        try:
+            if slot.chromium.browser is None or not slot.chromium.browser.is_connected():
+                slot = await self._replace(slot, "disconnected")
+                if slot.chromium.browser is None:
+                    raise PoolUnavailable("no browser could be started")
+            run = await run_page(slot.chromium, job)
+            slot.renders += 1
+            self.stats["renders"] += 1
+            if run.browser_is_suspect:
+                slot = await self._replace(slot, "after a failed render", kill=True)
+            elif slot.renders >= self.settings.recycle_after:
+                slot = await self._replace(slot, "recycled")
+            return run, queue_ms
+        finally:
+            self._idle.put_nowait(slot)
+
+    async def _new_slot(self) -> _Slot:
+        chromium = Chromium(self._playwright, self.settings.chromium_path)
+        await chromium.launch()
+        return _Slot(chromium)
+
+    async def _replace(self, slot: _Slot, why: str, kill: bool = False) -> _Slot:
+        log.info("replacing a browser (%s)", why)
+        self.stats["killed" if kill else "recycled"] += 1
+        if kill:
+            await slot.chromium.kill()
+        else:
+            await slot.chromium.close()
+        try:
+            return await self._new_slot()
+        except Exception:
+            log.exception("could not start a replacement browser; will retry on next use")
+            return _Slot(Chromium(self._playwright, self.settings.chromium_path))

@@ -1,0 +1,38 @@
+"""Every setting of the environment service, read from the environment in one place."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
+
+
+class EnvSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WATERCOLOUR_", extra="ignore", populate_by_name=True)
+
+    chromium_path: Path = Field(Path("/usr/bin/chromium"), description="Debian's Chromium binary")
+    assets_dir: Path = Field(ASSETS_DIR, description="node_modules holding p5 and p5.brush")
+    allowlist_path: Path | None = Field(None, description="JSON allowlist replacing the default 10 methods")
+    browsers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1), ge=1, le=64)
+    recycle_after: int = Field(50, ge=1, description="renders before a browser is replaced")
+    render_deadline_s: float = Field(90.0, gt=0, description="hard limit on one sketch's load + draw")
+    memory_limit_mb: int = Field(1536, ge=128, description="a browser's whole process tree, while rendering")
+    queue_timeout_s: float = Field(600.0, gt=0, description="wait for a free browser before answering unavailable")
+    max_pending: int = Field(512, ge=1, description="renders queued beyond this are refused as unavailable")
+    max_code_chars: int = Field(200_000, ge=1000, description="longer code fails the gate as oversized")
+    canvas_size: int = 600
+    redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
+    cache_ttl_s: int = Field(7 * 24 * 3600, ge=0)
+    max_sessions: int = Field(256, ge=1, description="concurrent OpenEnv WebSocket sessions")
+    host: str = "0.0.0.0"
+    port: int = 8000
+
+
+@cache
+def get_settings() -> EnvSettings:
+    return EnvSettings()

@@ -1,0 +1,1 @@
+"""The one package every watercolour-rl service and the trainer import."""

@@ -1,0 +1,102 @@
+"""What crosses HTTP to and from the render environment."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from watercolour_shared.reward import MixWeights
+from watercolour_shared.violations import ViolationCode
+
+# A model reply longer than this is refused by request validation (422); replies
+# between the gate's own limit and this one fail the gate as `oversized`.
+MAX_REPLY_CHARS = 2_000_000
+
+RenderStatus = Literal["passed", "failed", "unavailable"]
+
+
+class Violation(BaseModel):
+    code: ViolationCode
+    message: str
+    line: int | None = None
+
+
+class Timings(BaseModel):
+    """Milliseconds. `overhead_ms` is everything that is ours, not the sketch's own work."""
+
+    gate_ms: float = 0.0
+    queue_ms: float = 0.0
+    load_ms: float = 0.0
+    draw_ms: float = 0.0
+    readback_ms: float = 0.0
+    total_ms: float = 0.0
+
+    @property
+    def overhead_ms(self) -> float:
+        return max(0.0, self.total_ms - self.draw_ms - self.readback_ms)
+
+
+class RenderRequest(BaseModel):
+    reply: str = Field(max_length=MAX_REPLY_CHARS, description="raw model reply or plain code")
+    seed: int = Field(0, ge=0, le=2**31 - 1)
+    include_png: bool = True
+
+
+class RenderResult(BaseModel):
+    """One sketch through the gate and the renderer.
+
+    `status` is `unavailable` when our infrastructure failed (browser crash, pool
+    saturated): that is never the model's fault and must never be scored.
+    """
+
+    status: RenderStatus
+    violations: list[Violation] = []
+    errors: list[str] = []
+    paint_fraction: float | None = None
+    brush_calls: dict[str, int] = {}
+    timings: Timings = Timings()
+    png_base64: str | None = None
+    code: str | None = None
+    cached: bool = False
+    unavailable_reason: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+class EpisodeOptions(BaseModel):
+    """Per-episode settings a trainer passes through `reset` (or with a batch)."""
+
+    subject: str = "a peach hibiscus"
+    weights: MixWeights | None = None
+    mix: str | None = Field(None, description="preset name; explicit weights win")
+
+
+class RewardBreakdown(BaseModel):
+    total: float | None
+    gate: float
+    length: float
+    judge: float | None = None
+    hps: float | None = None
+    weights: MixWeights
+    unavailable_reason: str | None = None
+
+
+class EvaluateRequest(BaseModel):
+    """A whole GRPO group: every reply is gated, rendered and rewarded together."""
+
+    replies: list[str] = Field(min_length=1, max_length=64)
+    seed: int = Field(0, ge=0, le=2**31 - 1)
+    options: EpisodeOptions = EpisodeOptions()
+    include_png: bool = False
+
+
+class Evaluation(BaseModel):
+    render: RenderResult
+    reward: RewardBreakdown
+
+
+class EvaluateResponse(BaseModel):
+    results: list[Evaluation]
