@@ -9,6 +9,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from watercolour_shared.reward import MixWeights, preset
+
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
 
 
@@ -29,8 +31,20 @@ class EnvSettings(BaseSettings):
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
     cache_ttl_s: int = Field(7 * 24 * 3600, ge=0)
     max_sessions: int = Field(256, ge=1, description="concurrent OpenEnv WebSocket sessions")
+    # The reward mix: a preset, then the recipe's per-term variables override it.
+    mix: str = Field("judge-led", description="judge-led | hps-led | hps-only")
+    gate_weight: float | None = Field(None, ge=0)
+    length_weight: float | None = Field(None, ge=0)
+    judge_weight: float | None = Field(None, ge=0)
+    quality_weight: float | None = Field(None, ge=0, description="the HPSv3 term, by the recipe's name")
     host: str = "0.0.0.0"
     port: int = 8000
+
+
+    def default_weights(self) -> MixWeights:
+        weights = preset(self.mix)
+        overrides = {"gate": self.gate_weight, "length": self.length_weight, "judge": self.judge_weight, "hps": self.quality_weight}
+        return weights.model_copy(update={k: v for k, v in overrides.items() if v is not None})
 
 
 @cache

@@ -1,0 +1,124 @@
+"""The `watercolour` command line.
+
+  watercolour render SKETCH -o out.png [--json] [--seed N] [--env-url URL]
+  watercolour gate SKETCH [--json] [--seed N] [--static] [--env-url URL]
+  watercolour serve
+
+SKETCH is a .js file or a saved model reply; `-` reads stdin. Exit status:
+0 the gate passed, 1 it failed, 2 a usage or infrastructure error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import logging
+import sys
+from pathlib import Path
+
+from watercolour_shared.env_client import EnvClient, EnvUnavailable
+from watercolour_shared.length import length_score
+from watercolour_shared.render_wire import RenderResult
+
+EXIT_PASSED, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "serve":
+        from watercolour_env.server.app import main as serve
+
+        serve()
+        return EXIT_PASSED
+    try:
+        reply = _read_sketch(args.sketch)
+    except OSError as error:
+        print(f"watercolour: cannot read {args.sketch}: {error.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        result = asyncio.run(_evaluate(reply, args))
+    except EnvUnavailable as error:
+        print(f"watercolour: environment unavailable: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if result.status == "unavailable":
+        print(f"watercolour: render unavailable: {result.unavailable_reason}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.command == "render" and result.png_base64:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_bytes(base64.b64decode(result.png_base64))
+    _report(result, args.json)
+    return EXIT_PASSED if result.passed else EXIT_FAILED
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="watercolour", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, help_text in (("render", "gate and render a sketch to a PNG"), ("gate", "run the gate on a sketch")):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("sketch", help="a .js file or a model reply; - for stdin")
+        command.add_argument("--json", action="store_true", help="print the result as JSON")
+        command.add_argument("--seed", type=int, default=0)
+        command.add_argument("--env-url", help="use a running environment instead of a local browser")
+        command.add_argument("--no-cache", action="store_true", help="do not use the Redis render cache")
+    commands.choices["render"].add_argument("-o", "--output", required=True, help="where to write the PNG")
+    commands.choices["gate"].add_argument("--static", action="store_true", help="source checks only, no render")
+    commands.add_parser("serve", help="run the environment server (settings from WATERCOLOUR_* variables)")
+    return parser
+
+
+def _read_sketch(source: str) -> str:
+    raw = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    return raw.decode("utf-8", errors="replace")
+
+
+async def _evaluate(reply: str, args: argparse.Namespace) -> RenderResult:
+    if args.env_url:
+        async with EnvClient(args.env_url) as client:
+            return await client.render(reply, seed=args.seed, include_png=args.command == "render")
+    from watercolour_env.services import EnvServices
+    from watercolour_env.settings import EnvSettings
+
+    settings = EnvSettings(browsers=1)
+    static_only = getattr(args, "static", False)
+    services = EnvServices.build(settings, use_cache=not (args.no_cache or static_only))
+    if static_only:
+        code, violations = services.pipeline.gate(reply)
+        return RenderResult(status="failed" if violations else "passed", violations=violations, code=code)
+    await services.start()
+    try:
+        return await services.pipeline.run(reply, args.seed)
+    finally:
+        await services.close()
+
+
+def _report(result: RenderResult, as_json: bool) -> None:
+    summary = {
+        "passed": result.passed,
+        "status": result.status,
+        "violations": [v.model_dump(mode="json") for v in result.violations],
+        "paint_fraction": result.paint_fraction,
+        "length_score": length_score(result.code or ""),
+        "render_ms": round(result.timings.total_ms, 1),
+        "errors": result.errors,
+        "brush_calls": result.brush_calls,
+        "cached": result.cached,
+    }
+    if as_json:
+        print(json.dumps(summary, indent=2))
+        return
+    print("gate passed" if result.passed else "gate failed")
+    for violation in result.violations:
+        where = f" (line {violation.line})" if violation.line else ""
+        print(f"  {violation.code.value}: {violation.message}{where}")
+    if result.paint_fraction is not None:
+        print(f"  paint {result.paint_fraction:.1%}, rendered in {result.timings.total_ms / 1000:.1f} s")
+    for error in result.errors:
+        print(f"  js error: {error}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""OpenEnv action, observation and state of the watercolour environment."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from openenv.core.env_server.types import Action, Observation, State
+from pydantic import Field
+
+from watercolour_shared.render_wire import MAX_REPLY_CHARS, RewardBreakdown, Timings, Violation
+from watercolour_shared.reward import MixWeights
+
+
+class WatercolourAction(Action):
+    reply: str = Field(max_length=MAX_REPLY_CHARS, description="the policy's raw reply (plain code or a ```js fence)")
+    seed: int | None = Field(None, ge=0, le=2**31 - 1, description="render seed; defaults to the episode's")
+    include_png: bool = False
+
+
+class WatercolourObservation(Observation):
+    subject: str = ""
+    prompt: str = Field("", description="the user message for this episode")
+    status: Literal["ready", "passed", "failed", "unavailable"] = "ready"
+    violations: list[Violation] = []
+    errors: list[str] = []
+    paint_fraction: float | None = None
+    brush_calls: dict[str, int] = {}
+    timings: Timings = Timings()
+    png_base64: str | None = None
+    cached: bool = False
+    breakdown: RewardBreakdown | None = None
+    unavailable_reason: str | None = None
+
+
+class WatercolourState(State):
+    subject: str = ""
+    seed: int = 0
+    weights: MixWeights | None = None

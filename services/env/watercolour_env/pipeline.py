@@ -1,0 +1,58 @@
+"""One reply through the whole environment: extract -> static gate -> cache -> render.
+
+Static violations end the pipeline before any browser is used; rendered
+results are cached by everything that can change them; infrastructure
+failures come back as `unavailable` and are never cached.
+"""
+
+from __future__ import annotations
+
+import time
+
+from watercolour_env.cache import RenderCache
+from watercolour_env.gate.rules import GateRules
+from watercolour_env.gate.static import analyse
+from watercolour_env.render.renderer import Renderer
+from watercolour_env.reply import extract_sketch
+from watercolour_shared.cache_keys import render_key
+from watercolour_shared.render_wire import RenderResult, Timings, Violation
+from watercolour_shared.violations import ViolationCode as V
+
+
+class RenderPipeline:
+    def __init__(self, renderer: Renderer, cache: RenderCache | None, rules: GateRules, max_code_chars: int):
+        self.renderer = renderer
+        self.cache = cache
+        self.rules = rules
+        self.max_code_chars = max_code_chars
+
+    def gate(self, reply: str) -> tuple[str | None, list[Violation]]:
+        """The static half of the gate: no browser involved."""
+        sketch = extract_sketch(reply)
+        if sketch.code is None:
+            return None, [sketch.violation]
+        if len(sketch.code) > self.max_code_chars:
+            message = f"{len(sketch.code)} characters of code; the limit is {self.max_code_chars}"
+            return sketch.code, [Violation(code=V.OVERSIZED, message=message)]
+        found = [sketch.violation] if sketch.violation else []
+        return sketch.code, found + analyse(sketch.code, self.rules)
+
+    async def run(self, reply: str, seed: int) -> RenderResult:
+        started = time.perf_counter()
+        code, violations = self.gate(reply)
+        gate_ms = (time.perf_counter() - started) * 1000
+        if violations:
+            return RenderResult(
+                status="failed", violations=violations, code=code, timings=Timings(gate_ms=gate_ms, total_ms=gate_ms)
+            )
+        key = render_key(code, seed, (self.renderer.settings.canvas_size,) * 2, self.rules.digest, self.renderer.version)
+        cached = await self.cache.get(key) if self.cache else None
+        if cached is not None:
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            return cached.model_copy(update={"code": code, "timings": Timings(gate_ms=gate_ms, total_ms=elapsed_ms)})
+        result = await self.renderer.render(code, seed)
+        if self.cache and result.status != "unavailable":
+            await self.cache.put(key, result)
+        result.code = code
+        result.timings.gate_ms = gate_ms
+        return result

@@ -1,0 +1,51 @@
+"""Reward assembly in the environment: gate and length here, model-judged terms
+through scorers plugged in by name (the judge and HPSv3 arrive as TermScorers).
+
+A term with weight 0 is never computed. A term with weight above 0 whose scorer
+is missing or unavailable makes the whole reward unavailable (None), with the
+reason, so a heavy term can never vanish silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from watercolour_shared.length import length_score
+from watercolour_shared.render_wire import RenderResult, RewardBreakdown
+from watercolour_shared.reward import MixWeights, TermScores, mix_reward
+
+
+class TermScorer(Protocol):
+    async def score(self, result: RenderResult, subject: str, seed: int) -> float | None:
+        """A score in 0..1, or None when the backend could not answer."""
+
+
+class RewardAssembler:
+    def __init__(self, scorers: dict[str, TermScorer] | None = None):
+        self.scorers = scorers or {}
+
+    def configured_terms(self) -> dict[str, bool]:
+        return {term: term in self.scorers for term in ("judge", "hps")}
+
+    async def assess(self, result: RenderResult, weights: MixWeights, subject: str, seed: int) -> RewardBreakdown:
+        length = length_score(result.code or "")
+        if result.status == "unavailable":
+            return RewardBreakdown(
+                total=None, gate=0.0, length=length, weights=weights, unavailable_reason=result.unavailable_reason
+            )
+        terms = TermScores()
+        if result.passed:
+            active = [term for term in ("judge", "hps") if weights.active(term) and term in self.scorers]
+            scores = await asyncio.gather(*(self.scorers[t].score(result, subject, seed) for t in active))
+            terms = TermScores(**dict(zip(active, scores)))
+        mixed = mix_reward(result.passed, length, terms, weights)
+        return RewardBreakdown(
+            total=mixed.total,
+            gate=1.0 if result.passed else 0.0,
+            length=length,
+            judge=terms.judge,
+            hps=terms.hps,
+            weights=weights,
+            unavailable_reason=mixed.unavailable_reason,
+        )
