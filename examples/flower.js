@@ -8,7 +8,7 @@ function setup() { createCanvas(600, 600, WEBGL); brush.scaleBrushes(1.5); angle
 function wash(pts, hex, alpha, bleed, curve) {
   brush.fill(hex, alpha);
   brush.fillBleed(bleed);
-  brush.fillTexture(0.6, 0.45);
+  brush.fillTexture(0.55, 0.5);
   brush.beginShape(curve);
   for (const [x, y] of pts) brush.vertex(x, y);
   brush.endShape(CLOSE);
@@ -17,12 +17,20 @@ function wash(pts, hex, alpha, bleed, curve) {
 // Fan-shaped petal with a ruffled rim, opening along angle a.
 function petal(cx, cy, a, len, spread) {
   const pts = [[cx, cy]];
-  for (let i = 0; i <= 10; i++) {
-    const u = map(i, 0, 10, -1, 1);
-    const r = len * (1 - 0.35 * u ** 4) * random(0.92, 1.05);
+  for (let i = 0; i <= 12; i++) {
+    const u = map(i, 0, 12, -1, 1);
+    const r = len * (1 - 0.4 * u ** 4) * (i % 2 ? random(0.9, 0.96) : random(0.99, 1.05));
     pts.push([cx + cos(a + u * spread) * r, cy + sin(a + u * spread) * r * 0.88]);
   }
   return pts;
+}
+
+// Feathery round blob for the flower's eye (alternating radii).
+function blob(x, y, r, n) {
+  return Array.from({ length: n }, (_, i) => {
+    const rr = r * (i % 2 ? 0.75 : random(0.95, 1.15));
+    return [x + cos((i * 360) / n) * rr, y + sin((i * 360) / n) * rr * 0.9];
+  });
 }
 
 // Pointed leaf from a base point, along angle a.
@@ -42,26 +50,33 @@ function draw() {
   const cx = 320, cy = 250;
 
   // Stem and leaves sit behind the bloom.
-  wash([[318, 262], [300, 400], [262, 585], [274, 588], [312, 400], [328, 262]], '#5d7d3a', 110, 0.15, 0.5);
-  wash(leaf(300, 420, 200, 190, 55), '#7fa35a', 95, 0.3, 0.6);
-  wash(leaf(306, 360, -15, 170, 48), '#6f9a4c', 90, 0.3, 0.6);
-  wash(leaf(300, 420, 205, 120, 25), '#3f6b32', 60, 0.2, 0.6);
+  wash([[312, 330], [298, 420], [262, 585], [276, 588], [312, 420], [326, 330]], '#4f7a34', 130, 0.15, 0.4);
+  wash(leaf(296, 480, 200, 185, 52), '#6c9c48', 135, 0.3, 0.3);
+  wash(leaf(304, 440, -25, 165, 46), '#55883d', 130, 0.3, 0.3);
+  wash(leaf(296, 480, 202, 130, 20), '#2f5e2a', 80, 0.2, 0.3);
 
   // Five overlapping petals: pale peach body, then a warmer coral glaze.
   for (let k = 0; k < 5; k++) {
     const a = -100 + k * 72 + random(-8, 8);
-    wash(petal(cx, cy, a, random(165, 190), 40), '#f9b48e', 90, 0.35, 0.7);
-    wash(petal(cx, cy, a + random(-6, 6), random(95, 125), 30), '#f08a6c', 70, 0.25, 0.7);
+    wash(petal(cx, cy, a, random(160, 185), 40), '#f58d62', 170, 0.3, 0.5);
+    wash(petal(cx, cy, a + random(-6, 6), random(105, 130), 30), '#ec6f55', 105, 0.25, 0.5);
   }
 
   // Darker magenta eye bleeding out from the throat.
-  for (let k = 0; k < 5; k++) wash(petal(cx, cy, k * 72 - 64, 62, 30), '#b3245a', 95, 0.2, 0.6);
-  brush.fill('#7a1240', 140);
-  brush.circle(cx, cy, 22, 0);
+  for (let k = 0; k < 5; k++) {
+    const a = k * 72 - 100 + random(-10, 10);  // thin veins fanning into each petal
+    wash([[cx - 3, cy], [cx + cos(a) * 105, cy + sin(a) * 92], [cx + 3, cy]], '#c9435f', 80, 0.15, 0.2);
+  }
+  wash(blob(cx, cy, 62, 14), '#a11d45', 140, 0.4, 0.7);
+  wash(blob(cx, cy, 38, 10), '#6a0a2c', 190, 0.3, 0.7);
+  brush.fill('#3d0619', 220);
+  brush.circle(cx, cy, 14, 0);
 
   // Staminal column with a few pollen dots.
-  wash([[cx - 3, cy], [cx + 70, cy - 62], [cx + 76, cy - 56], [cx + 4, cy + 5]], '#c23b5c', 130, 0.1, 0.3);
-  brush.fill('#e8b23a', 150);
-  for (let i = 0; i < 5; i++) brush.circle(cx + 70 + random(-12, 12), cy - 62 + random(-12, 12), 5, 0);
+  wash([[cx - 4, cy], [cx + 88, cy - 84], [cx + 95, cy - 77], [cx + 4, cy + 6]], '#d0506a', 150, 0.1, 0.3);
+  brush.fill('#eea41c', 220);
+  for (let i = 0; i < 5; i++) brush.circle(cx + 78 + random(-18, 18), cy - 70 + random(-18, 18), 10, 0);
+  brush.fill('#a3102f', 220);
+  brush.circle(cx + 97, cy - 87, 8, 0);
   brush.noFill();
 }

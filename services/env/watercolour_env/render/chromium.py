@@ -3,6 +3,11 @@
 Playwright does not expose the browser's process id, so each launch carries a
 unique marker switch; the process tree found by it is what the memory watchdog
 measures and what `kill` ends when a sketch hangs the browser.
+
+Playwright talks to Chromium over a pipe, so where the machine allows it the
+browser runs in an empty network namespace: no socket it opens can reach
+anything, whatever the page tries (request routing alone still let Chromium
+open a bare TCP connection before a blocked navigation).
 """
 
 from __future__ import annotations
@@ -10,7 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
+import subprocess
+import tempfile
 import uuid
+from functools import cache
 from pathlib import Path
 
 import psutil
@@ -35,10 +44,29 @@ CHROMIUM_FLAGS = (
 )
 
 
+@cache
+def network_isolated_executable(executable: Path) -> Path | None:
+    """A wrapper that starts Chromium in a new, empty network namespace, if this machine allows one."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    for flags in (["--net"], ["--user", "--map-root-user", "--net"]):
+        probe = subprocess.run([unshare, *flags, "true"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            wrapper = Path(tempfile.mkdtemp(prefix="watercolour-chromium-")) / "chromium"
+            wrapper.write_text(f'#!/bin/sh\nexec {unshare} {" ".join(flags)} {executable} "$@"\n')
+            wrapper.chmod(0o755)
+            return wrapper
+    log.warning("cannot create a network namespace here: Chromium keeps the host network (requests stay blocked)")
+    return None
+
+
 class Chromium:
-    def __init__(self, playwright: Playwright, executable: Path):
+    def __init__(self, playwright: Playwright, executable: Path, isolate_network: bool = True):
         self._playwright = playwright
-        self._executable = executable
+        isolated = network_isolated_executable(executable) if isolate_network else None
+        self.network_isolated = isolated is not None
+        self._executable = isolated or executable
         self.marker = f"--watercolour-browser={uuid.uuid4().hex}"
         self.browser: Browser | None = None
         self._root: psutil.Process | None = None

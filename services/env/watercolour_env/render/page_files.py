@@ -33,7 +33,7 @@ def library_files(assets_dir: Path) -> dict[str, PageFile]:
         "/lib/p5.brush.js": PageFile((assets_dir / "p5.brush/dist/p5.brush.js").read_bytes(), js),
         "/page.html": PageFile((SANDBOX_DIR / "page.html").read_bytes(), "text/html; charset=utf-8"),
     }
-    for name in ("prelude.js", "guard.js", "launch.js"):
+    for name in ("prelude.js", "hooks.js", "guard.js", "launch.js"):
         files[f"/{name}"] = PageFile((SANDBOX_DIR / name).read_bytes(), js)
     return files
 

@@ -31,6 +31,7 @@ class PageRun:
     report: dict | None = None
     page_errors: list[str] = field(default_factory=list)
     blocked_urls: list[str] = field(default_factory=list)
+    navigated_away: bool = False
     timed_out: bool = False
     memory_exceeded: bool = False
     crashed: bool = False
@@ -79,7 +80,7 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
     except asyncio.TimeoutError:
         run.timed_out = not run.memory_exceeded
     except PlaywrightError as error:
-        if not (run.crashed or run.memory_exceeded):
+        if not (run.crashed or run.memory_exceeded or run.navigated_away):
             run.infrastructure_error = f"the browser failed during the render: {error.message[:300]}"
     finally:
         if watchdog is not None:
@@ -109,6 +110,7 @@ async def _answer(route: Route, files: dict[str, PageFile], run: PageRun) -> Non
     file = files.get(path) if path else None
     if file is None:
         run.blocked_urls.append(url[:200])
+        run.navigated_away = run.navigated_away or route.request.is_navigation_request()
         await route.abort("blockedbyclient")
         return
     headers = {"content-type": file.content_type, "cache-control": "no-store"}

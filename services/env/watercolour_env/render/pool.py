@@ -40,6 +40,7 @@ class BrowserPool:
         self._idle: asyncio.Queue[_Slot] = asyncio.Queue()
         self._pending = 0
         self.stats = {"renders": 0, "recycled": 0, "killed": 0}
+        self.network_isolated = False
 
     async def start(self) -> None:
         self._playwright_cm = async_playwright()
@@ -47,6 +48,7 @@ class BrowserPool:
         slots = await asyncio.gather(*(self._new_slot() for _ in range(self.settings.browsers)))
         for slot in slots:
             self._idle.put_nowait(slot)
+        self.network_isolated = all(slot.chromium.network_isolated for slot in slots)
         log.info("browser pool ready: %d browsers", len(slots))
 
     async def close(self) -> None:
@@ -98,7 +100,7 @@ class BrowserPool:
             self._idle.put_nowait(slot)
 
     async def _new_slot(self) -> _Slot:
-        chromium = Chromium(self._playwright, self.settings.chromium_path)
+        chromium = Chromium(self._playwright, self.settings.chromium_path, self.settings.isolate_network)
         await chromium.launch()
         return _Slot(chromium)
 
@@ -113,4 +115,4 @@ class BrowserPool:
             return await self._new_slot()
         except Exception:
             log.exception("could not start a replacement browser; will retry on next use")
-            return _Slot(Chromium(self._playwright, self.settings.chromium_path))
+            return _Slot(Chromium(self._playwright, self.settings.chromium_path, self.settings.isolate_network))

@@ -70,6 +70,8 @@ class Renderer:
             violations.append(Violation(code=V.RENDER_TIMEOUT, message=f"the sketch did not finish within {self.settings.render_deadline_s:g} s"))
         if run.memory_exceeded or run.crashed:
             violations.append(Violation(code=V.MEMORY_LIMIT, message="the sketch exhausted its memory and its page was killed"))
+        if run.navigated_away:
+            violations.append(Violation(code=V.DOM_ACCESS, message="the sketch tried to navigate the page away"))
         for url in run.blocked_urls:
             violations.append(Violation(code=V.EXTERNAL_ACCESS, message=f"the sketch requested {url}"))
         if run.report is None:
@@ -110,7 +112,7 @@ class Renderer:
         for error in page_errors:
             if error["kind"] == "SyntaxError" and error["phase"] == "load":
                 found.append(Violation(code=V.SYNTAX_ERROR, message=error["message"]))
-            elif error["phase"] in ("load", "setup"):
+            elif error["phase"] in ("load", "setup", "presetup", "postsetup"):
                 found.append(Violation(code=V.RUNTIME_ERROR, message=f"{error['phase']}: {error['message']}"))
         if lines and not found and not painted:
             found.append(Violation(code=V.RUNTIME_ERROR, message=lines[0]))

@@ -28,3 +28,9 @@
     };
   }
 })();
+
+// p5 starts nothing when the sketch defines neither function (a syntax error,
+// say): report right away instead of waiting for the deadline.
+if (typeof window.setup !== "function" && typeof window.draw !== "function") {
+  window.addEventListener("load", () => window.__wc.finish());
+}

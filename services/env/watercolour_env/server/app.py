@@ -46,6 +46,7 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
             "idle_browsers": pool.idle,
             "queued_renders": pool.pending,
             "pool_stats": pool.stats,
+            "network_isolated": pool.network_isolated,
             "cache": "up" if services.cache and await services.cache.ping() else "down",
             "renderer": services.renderer.version,
             "rules": services.rules.digest,
@@ -90,3 +91,7 @@ def main() -> None:
     settings = get_settings()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     uvicorn.run(build_app(settings), host=settings.host, port=settings.port)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""The sandbox page's own defences, proven without the static gate in front of it:
+each sketch here goes straight to the renderer, as if no static rule had seen it."""
+
+import asyncio
+import socket
+import threading
+
+import pytest
+
+from conftest import sketch
+from watercolour_shared.violations import ViolationCode as V
+
+SETUP = "function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"
+PAINT = "translate(-width / 2, -height / 2); background('#fff'); brush.noStroke(); brush.fill('#b83b5e', 200);"
+
+
+def draw(body: str, setup: str = SETUP) -> str:
+    return f"{setup}function draw() {{ {PAINT} {body} }}\n"
+
+
+def codes(result) -> set[V]:
+    return {violation.code for violation in result.violations}
+
+
+async def test_a_plain_sketch_paints(renderer):
+    result = await renderer.render(sketch("two_shapes.js"), seed=1)
+    assert result.status == "passed", result.violations
+    assert result.paint_fraction > 0.005
+    assert result.brush_calls["circle"] == 1
+    assert result.png_base64
+
+
+async def test_offlist_method_through_an_alias_is_caught_at_run_time(renderer):
+    result = await renderer.render(draw("brush.circle(300, 300, 100); const b = brush; b.hatch(5, 45);"), seed=1)
+    assert V.OFFLIST_BRUSH_METHOD in codes(result)
+
+
+async def test_computed_unknown_method_is_caught_at_run_time(renderer):
+    result = await renderer.render(draw("brush.circle(300, 300, 100); brush['water' + 'color']();"), seed=1)
+    assert V.UNKNOWN_BRUSH_METHOD in codes(result)
+
+
+async def test_monkey_patching_brush_is_caught_at_run_time(renderer):
+    result = await renderer.render(draw("brush.circle = () => 0; brush.circle(300, 300, 100);"), seed=1)
+    assert V.MONKEY_PATCH in codes(result)
+
+
+async def test_painting_only_in_a_dead_branch_is_no_painting_call(renderer):
+    result = await renderer.render(draw("if (width < 0) { brush.circle(300, 300, 100); }"), seed=1)
+    assert V.NO_PAINTING_CALL in codes(result)
+
+
+async def test_blank_canvas(renderer):
+    result = await renderer.render(draw("brush.circle(-500, -500, 2);"), seed=1)
+    assert V.BLANK_CANVAS in codes(result)
+
+
+async def test_syntax_error_is_reported(renderer):
+    result = await renderer.render(SETUP + "function draw() { brush.circle(1, 1 }", seed=1)
+    assert V.SYNTAX_ERROR in codes(result)
+
+
+async def test_error_in_setup_fails(renderer):
+    result = await renderer.render(draw("brush.circle(300, 300, 100);", setup="function setup() { nope(); }\n"), seed=1)
+    assert V.RUNTIME_ERROR in codes(result)
+    assert any("nope" in error for error in result.errors)
+
+
+async def test_error_in_draw_after_painting_is_admitted_and_scored_on_the_paint(renderer):
+    result = await renderer.render(draw("brush.circle(300, 300, 150, 0.3); undefinedHelper();"), seed=1)
+    assert result.status == "passed", result.violations
+    assert result.paint_fraction > 0.005
+    assert any("undefinedHelper" in error for error in result.errors)
+
+
+async def test_error_in_draw_before_painting_fails(renderer):
+    result = await renderer.render(draw("undefinedHelper(); brush.circle(300, 300, 150);"), seed=1)
+    assert V.RUNTIME_ERROR in codes(result)
+
+
+async def test_huge_canvas_is_refused(renderer):
+    result = await renderer.render(draw("brush.circle(1, 1, 1);", setup="function setup() { createCanvas(100000, 100000, WEBGL); }\n"), seed=1)
+    assert V.CANVAS_SIZE in codes(result)
+
+
+async def test_alert_does_not_block_the_page(renderer):
+    result = await renderer.render(draw("alert('hi'); confirm('sure?'); brush.circle(300, 300, 150);"), seed=1)
+    assert V.DOM_ACCESS in codes(result)
+    assert result.paint_fraction > 0.005
+
+
+async def test_eval_and_string_timers_are_blocked_by_the_page_policy(renderer):
+    result = await renderer.render(draw("brush.circle(300, 300, 150); eval('1 + 1');"), seed=1)
+    assert result.status == "failed" or any("unsafe-eval" in e or "EvalError" in e for e in result.errors)
+    assert any("EvalError" in error for error in result.errors)
+
+
+class _ConnectionRecorder:
+    """A local TCP server that records whether anything connected to it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self):
+        while not self._stop.is_set():
+            try:
+                connection, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            connection.close()
+
+    def close(self):
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+@pytest.fixture
+def listener():
+    recorder = _ConnectionRecorder()
+    yield recorder
+    recorder.close()
+
+
+@pytest.mark.parametrize(
+    "escape",
+    [
+        "fetch('http://127.0.0.1:{port}/steal');",
+        "new Image().src = 'http://127.0.0.1:{port}/pixel';",
+        "document.body.innerHTML = '<img src=\"http://localhost:{port}/dom\">';",
+        "const s = new WebSocket('ws://127.0.0.1:{port}/'); ",
+        "window.location = 'http://127.0.0.1:{port}/away';",
+    ],
+    ids=["fetch", "image", "dom", "websocket", "navigation"],
+)
+async def test_no_request_leaves_the_page(renderer, listener, escape):
+    body = "brush.circle(300, 300, 150); " + escape.format(port=listener.port)
+    result = await renderer.render(draw(body), seed=1)
+    await asyncio.sleep(0.5)
+    assert listener.connections == 0
+    assert result.status != "unavailable"
+
+
+async def test_endless_loop_is_killed_and_the_next_render_is_clean(renderer, settings):
+    killed_before = renderer.pool.stats["killed"]
+    result = await renderer.render(draw("while (true) {} brush.circle(1, 1, 1);"), seed=1)
+    assert codes(result) == {V.RENDER_TIMEOUT}
+    assert renderer.pool.stats["killed"] == killed_before + 1
+    follow_up = await renderer.render(sketch("two_shapes.js"), seed=2)
+    assert follow_up.status == "passed"
+    assert follow_up.timings.total_ms < settings.render_deadline_s * 1000 / 2
+
+
+async def test_memory_bomb_is_stopped_and_the_next_render_is_clean(renderer):
+    bomb = "const hoard = []; while (true) { hoard.push({ a: [1, 2, 3], b: 'x' + hoard.length }); }"
+    result = await renderer.render(draw(bomb), seed=1)
+    assert result.status == "failed"
+    assert codes(result) & {V.MEMORY_LIMIT, V.RENDER_TIMEOUT, V.RUNTIME_ERROR}
+    follow_up = await renderer.render(sketch("two_shapes.js"), seed=3)
+    assert follow_up.status == "passed"
+
+
+async def test_typed_array_bomb_fails_cleanly(renderer):
+    bomb = "const hoard = []; while (true) { hoard.push(new Float64Array(5e7)); } brush.circle(1, 1, 1);"
+    result = await renderer.render(draw(bomb), seed=1)
+    assert result.status == "failed"
