@@ -79,7 +79,8 @@ async def test_error_in_draw_before_painting_fails(renderer):
 
 
 async def test_huge_canvas_is_refused(renderer):
-    result = await renderer.render(draw("brush.circle(1, 1, 1);", setup="function setup() { createCanvas(100000, 100000, WEBGL); }\n"), seed=1)
+    huge = "function setup() { createCanvas(100000, 100000, WEBGL); }\n"
+    result = await renderer.render(draw("brush.circle(1, 1, 1);", setup=huge), seed=1)
     assert V.CANVAS_SIZE in codes(result)
 
 

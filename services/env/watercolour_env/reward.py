@@ -38,7 +38,7 @@ class RewardAssembler:
         if result.passed:
             active = [term for term in ("judge", "hps") if weights.active(term) and term in self.scorers]
             scores = await asyncio.gather(*(self.scorers[t].score(result, subject, seed) for t in active))
-            terms = TermScores(**dict(zip(active, scores)))
+            terms = TermScores(**dict(zip(active, scores, strict=True)))
         mixed = mix_reward(result.passed, length, terms, weights)
         return RewardBreakdown(
             total=mixed.total,

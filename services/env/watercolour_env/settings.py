@@ -44,7 +44,12 @@ class EnvSettings(BaseSettings):
 
     def default_weights(self) -> MixWeights:
         weights = preset(self.mix)
-        overrides = {"gate": self.gate_weight, "length": self.length_weight, "judge": self.judge_weight, "hps": self.quality_weight}
+        overrides = {
+            "gate": self.gate_weight,
+            "length": self.length_weight,
+            "judge": self.judge_weight,
+            "hps": self.quality_weight,
+        }
         return weights.model_copy(update={k: v for k, v in overrides.items() if v is not None})
 
 

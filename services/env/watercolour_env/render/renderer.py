@@ -7,9 +7,9 @@ import hashlib
 import time
 
 from watercolour_env.gate.rules import GateRules
-from watercolour_env.render.paint import BLANK_BELOW, paint_fraction
 from watercolour_env.render.page_files import library_files, library_versions
 from watercolour_env.render.page_run import PageJob, PageRun
+from watercolour_env.render.paint import BLANK_BELOW, paint_fraction
 from watercolour_env.render.pool import BrowserPool, PoolUnavailable
 from watercolour_env.settings import EnvSettings
 from watercolour_shared.render_wire import RenderResult, Timings, Violation
@@ -67,7 +67,8 @@ class Renderer:
     def _judge(self, run: PageRun, timings: Timings) -> RenderResult:
         violations: list[Violation] = []
         if run.timed_out:
-            violations.append(Violation(code=V.RENDER_TIMEOUT, message=f"the sketch did not finish within {self.settings.render_deadline_s:g} s"))
+            deadline = f"{self.settings.render_deadline_s:g} s"
+            violations.append(Violation(code=V.RENDER_TIMEOUT, message=f"the sketch did not finish within {deadline}"))
         if run.memory_exceeded or run.crashed:
             violations.append(Violation(code=V.MEMORY_LIMIT, message="the sketch exhausted its memory and its page was killed"))
         if run.navigated_away:

@@ -14,7 +14,6 @@ from watercolour_env.server.watercolour_environment import WatercolourEnvironmen
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings, get_settings
 from watercolour_shared.render_wire import (
-    EpisodeOptions,
     EvaluateRequest,
     EvaluateResponse,
     RenderRequest,
