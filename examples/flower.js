@@ -1,7 +1,5 @@
-// The 10-method flower: a peach hibiscus in loose watercolour.
-// Uses only scaleBrushes, noStroke, fill, noFill, fillBleed, fillTexture,
-// beginShape, vertex, endShape and circle from p5.brush.
-
+// The 10-method flower: a peach hibiscus in loose watercolour, painted with only
+// scaleBrushes, noStroke, fill, noFill, fillBleed, fillTexture, beginShape, vertex, endShape, circle.
 function setup() { createCanvas(600, 600, WEBGL); brush.scaleBrushes(1.5); angleMode(DEGREES); noLoop(); }
 
 // One translucent wash through a list of [x, y] points.
@@ -50,10 +48,10 @@ function draw() {
   const cx = 320, cy = 250;
 
   // Stem and leaves sit behind the bloom.
-  wash([[312, 330], [298, 420], [262, 585], [276, 588], [312, 420], [326, 330]], '#4f7a34', 130, 0.15, 0.4);
+  wash([[312, 330], [292, 440], [250, 590], [264, 592], [306, 440], [326, 330]], '#4f7a34', 140, 0.15, 0.6);
   wash(leaf(296, 480, 200, 185, 52), '#6c9c48', 135, 0.3, 0.3);
   wash(leaf(304, 440, -25, 165, 46), '#55883d', 130, 0.3, 0.3);
-  wash(leaf(296, 480, 202, 130, 20), '#2f5e2a', 80, 0.2, 0.3);
+  wash(leaf(296, 480, 203, 140, 10), '#2f5e2a', 70, 0.2, 0.3);
 
   // Five overlapping petals: pale peach body, then a warmer coral glaze.
   for (let k = 0; k < 5; k++) {
@@ -67,16 +65,16 @@ function draw() {
     const a = k * 72 - 100 + random(-10, 10);  // thin veins fanning into each petal
     wash([[cx - 3, cy], [cx + cos(a) * 105, cy + sin(a) * 92], [cx + 3, cy]], '#c9435f', 80, 0.15, 0.2);
   }
-  wash(blob(cx, cy, 62, 14), '#a11d45', 140, 0.4, 0.7);
-  wash(blob(cx, cy, 38, 10), '#6a0a2c', 190, 0.3, 0.7);
-  brush.fill('#3d0619', 220);
-  brush.circle(cx, cy, 14, 0);
+  wash(blob(cx, cy, 64, 14), '#a11d45', 150, 0.4, 0.7);
+  wash(blob(cx, cy, 44, 12), '#6a0a2c', 200, 0.3, 0.7);
+  wash(blob(cx, cy, 26, 10), '#3d0619', 220, 0.2, 0.8);
+  brush.fill('#2a0410', 230);
+  brush.fillBleed(0.1);
+  brush.circle(cx, cy, 12, 0);
 
   // Staminal column with a few pollen dots.
   wash([[cx - 4, cy], [cx + 88, cy - 84], [cx + 95, cy - 77], [cx + 4, cy + 6]], '#d0506a', 150, 0.1, 0.3);
-  brush.fill('#eea41c', 220);
-  for (let i = 0; i < 5; i++) brush.circle(cx + 78 + random(-18, 18), cy - 70 + random(-18, 18), 10, 0);
-  brush.fill('#a3102f', 220);
-  brush.circle(cx + 97, cy - 87, 8, 0);
+  for (let i = 0; i < 6; i++) wash(blob(cx + 78 + random(-18, 18), cy - 70 + random(-18, 18), 7, 8), '#eea41c', 230, 0.2, 1);
+  wash(blob(cx + 97, cy - 87, 9, 8), '#8a0a26', 230, 0.2, 1);
   brush.noFill();
 }

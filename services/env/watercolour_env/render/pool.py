@@ -72,16 +72,8 @@ class BrowserPool:
 
     async def render(self, job: PageJob) -> tuple[PageRun, float]:
         """Returns the page's run and the milliseconds spent waiting for a browser."""
-        if self._pending >= self.settings.max_pending:
-            raise PoolUnavailable(f"render queue is full ({self._pending} waiting)")
-        self._pending += 1
         queued = time.perf_counter()
-        try:
-            slot = await asyncio.wait_for(self._idle.get(), timeout=self.settings.queue_timeout_s)
-        except asyncio.TimeoutError:
-            raise PoolUnavailable(f"no browser free within {self.settings.queue_timeout_s:.0f} s") from None
-        finally:
-            self._pending -= 1
+        slot = await self._take_slot()
         queue_ms = (time.perf_counter() - queued) * 1000
         try:
             if slot.chromium.browser is None or not slot.chromium.browser.is_connected():
@@ -98,6 +90,19 @@ class BrowserPool:
             return run, queue_ms
         finally:
             self._idle.put_nowait(slot)
+
+    async def _take_slot(self) -> _Slot:
+        if not self._idle.empty():
+            return self._idle.get_nowait()
+        if self._pending >= self.settings.max_pending:
+            raise PoolUnavailable(f"render queue is full ({self._pending} waiting)")
+        self._pending += 1
+        try:
+            return await asyncio.wait_for(self._idle.get(), timeout=self.settings.queue_timeout_s)
+        except asyncio.TimeoutError:
+            raise PoolUnavailable(f"no browser free within {self.settings.queue_timeout_s:.0f} s") from None
+        finally:
+            self._pending -= 1
 
     async def _new_slot(self) -> _Slot:
         chromium = Chromium(self._playwright, self.settings.chromium_path, self.settings.isolate_network)

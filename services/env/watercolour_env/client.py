@@ -1,0 +1,30 @@
+"""OpenEnv client of the watercolour environment: one WebSocket session per client.
+
+    async with WatercolourEnv(base_url="http://localhost:8000") as env:
+        first = await env.reset(subject="a peach hibiscus", mix="hps-led", seed=7)
+        result = await env.step(WatercolourAction(reply=completion))
+        result.reward, result.observation.breakdown
+
+It imports the wire models only, never server code.
+"""
+
+from __future__ import annotations
+
+from openenv.core import EnvClient
+from openenv.core.client_types import StepResult
+
+from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
+
+
+class WatercolourEnv(EnvClient[WatercolourAction, WatercolourObservation, WatercolourState]):
+    def _step_payload(self, action: WatercolourAction) -> dict:
+        return action.model_dump(mode="json", exclude={"metadata"})
+
+    def _parse_result(self, payload: dict) -> StepResult[WatercolourObservation]:
+        observation = WatercolourObservation.model_validate(
+            {**payload.get("observation", {}), "done": payload.get("done", False), "reward": payload.get("reward")}
+        )
+        return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
+
+    def _parse_state(self, payload: dict) -> WatercolourState:
+        return WatercolourState.model_validate(payload)

@@ -1,0 +1,67 @@
+"""The Redis render cache against the real Redis, and what happens without it."""
+
+import asyncio
+import logging
+import random
+
+import redis
+
+from conftest import sketch
+from watercolour_env.cache import RenderCache
+from watercolour_env.pipeline import RenderPipeline
+from watercolour_env.render.renderer import Renderer
+from watercolour_shared.cache_keys import render_key
+
+
+def fresh_seed() -> int:
+    return random.randrange(10**6, 2**31 - 1)
+
+
+async def test_a_repeat_render_is_a_cache_hit(services):
+    seed = fresh_seed()
+    renders_before = services.renderer.pool.stats["renders"]
+    first = await services.pipeline.run(sketch("two_shapes.js"), seed)
+    second = await services.pipeline.run(sketch("two_shapes.js"), seed)
+    assert (first.cached, second.cached) == (False, True)
+    assert second.png_base64 == first.png_base64
+    assert second.violations == first.violations
+    assert services.renderer.pool.stats["renders"] == renders_before + 1
+
+
+async def test_changed_code_misses_the_cache(services):
+    seed = fresh_seed()
+    await services.pipeline.run(sketch("two_shapes.js"), seed)
+    changed = await services.pipeline.run(sketch("two_shapes.js").replace("'#b83b5e'", "'#5e3bb8'"), seed)
+    assert changed.cached is False
+
+
+async def test_redis_down_means_no_cache_a_warning_and_correct_answers(services, caplog):
+    dead = RenderCache("redis://127.0.0.1:1/0", ttl_s=60)
+    pipeline = RenderPipeline(services.renderer, dead, services.rules, services.settings.max_code_chars)
+    seed = fresh_seed()
+    with caplog.at_level(logging.WARNING, logger="watercolour_env.cache"):
+        first = await pipeline.run(sketch("two_shapes.js"), seed)
+        second = await pipeline.run(sketch("two_shapes.js"), seed)
+    assert first.status == second.status == "passed"
+    assert not first.cached and not second.cached
+    assert any("Redis cache unavailable" in record.message for record in caplog.records)
+    await dead.close()
+
+
+async def test_unavailable_results_are_never_cached(settings, rules):
+    small = settings.model_copy(update={"browsers": 1, "max_pending": 1})
+    renderer = Renderer(small, rules)
+    cache = RenderCache(settings.redis_url, ttl_s=60)
+    pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
+    await renderer.start()
+    try:
+        seeds = [fresh_seed() for _ in range(3)]
+        results = await asyncio.gather(*(pipeline.run(sketch("two_shapes.js"), seed) for seed in seeds))
+    finally:
+        await renderer.close()
+        await cache.close()
+    statuses = [result.status for result in results]
+    assert statuses.count("unavailable") == 1, statuses
+    refused_seed = seeds[statuses.index("unavailable")]
+    key = render_key(sketch("two_shapes.js").strip("\n"), refused_seed, (600, 600), rules.digest, renderer.version)
+    assert redis.Redis.from_url(settings.redis_url).exists(key) == 0
