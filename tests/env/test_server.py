@@ -14,6 +14,7 @@ from watercolour_shared.env_client import EnvClient
 from watercolour_shared.reward import MixWeights
 
 REFUSAL = "I'm sorry, but I can't help with painting that."
+MEGABYTE = "function setup() { createCanvas(600, 600, WEBGL); }\n" + "brush.circle(1, 1, 1);\n" * 45000
 
 
 def recoloured(colour: str) -> str:
@@ -99,7 +100,7 @@ async def test_64_concurrent_sessions_are_served(server_url):
 BAD_REPLIES = {
     "empty": ("", "no_sketch"),
     "binary": ("\x00\x9f\x92\x96\ufffd\x01" * 300, "no_sketch"),
-    "a megabyte of code": ("function setup() { createCanvas(600, 600, WEBGL); }\n" + "brush.circle(1, 1, 1);\n" * 45000, "oversized"),
+    "a megabyte of code": (MEGABYTE, "oversized"),
     "refusal": (REFUSAL, "no_sketch"),
 }
 
