@@ -21,7 +21,9 @@ demo: setup
 	$(VENV)/bin/watercolour render examples/flower.js -o out/flower.png --json
 	@echo "painting: out/flower.png"
 
+# The test command: lint, then every test against real Chromium and real Redis.
 test: setup
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q
 
 lint: setup

@@ -10,8 +10,8 @@ function draw() {
   brush.fill('#5f9445', 130); brush.fillBleed(0.3);
   brush.beginShape(0.5); brush.vertex(330, 340); brush.vertex(430, 330); brush.vertex(520, 430); brush.vertex(400, 440); brush.endShape(CLOSE);
   // Five-lobed ruffled bloom in one wash.
-  brush.fill('#f58d62', 160); brush.fillBleed(0.35);
-  brush.beginShape(0.6); for (let i = 0; i < 25; i++) brush.vertex(290 + cos(i * 14.4) * (150 - 45 * Math.abs(sin(i * 36))), 280 + sin(i * 14.4) * (140 - 45 * Math.abs(sin(i * 36)))); brush.endShape(CLOSE);
+  brush.fill('#f58d62', 170); brush.fillBleed(0.2);
+  brush.beginShape(0.6); for (let i = 0; i < 30; i++) brush.vertex(290 + cos(i * 12) * (125 + 30 * cos(i * 60)), 280 + sin(i * 12) * (115 + 30 * cos(i * 60))); brush.endShape(CLOSE);
   // Deep magenta eye.
   brush.fill('#8a1438', 200); brush.fillBleed(0.2);
   brush.circle(290, 280, 40, 0);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from typing import Literal
 from pathlib import Path
 
 from pydantic import Field
@@ -21,6 +22,7 @@ class EnvSettings(BaseSettings):
     assets_dir: Path = Field(ASSETS_DIR, description="node_modules holding p5 and p5.brush")
     allowlist_path: Path | None = Field(None, description="JSON allowlist replacing the default 10 methods")
     browsers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1), ge=1, le=64)
+    chromium_gl: Literal["software", "angle-swiftshader"] = Field("software", description="how WebGL is drawn")
     isolate_network: bool = Field(True, description="run Chromium in an empty network namespace where possible")
     recycle_after: int = Field(50, ge=1, description="renders before a browser is replaced")
     render_deadline_s: float = Field(90.0, gt=0, description="hard limit on one sketch's load + draw")

@@ -27,10 +27,14 @@ from playwright.async_api import Browser, Playwright
 
 log = logging.getLogger(__name__)
 
-# Software WebGL through headless Chromium's default path. The recipe's
-# --use-angle=swiftshader set was 10-15x slower here (see bench/).
+# How WebGL is drawn without a GPU. "software" is headless Chromium's default
+# path with --disable-gpu; "angle-swiftshader" is the recipe's flag set, kept
+# for comparison (bench/render_bench.py measures both).
+GL_FLAGS = {
+    "software": ("--disable-gpu",),
+    "angle-swiftshader": ("--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"),
+}
 CHROMIUM_FLAGS = (
-    "--disable-gpu",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-default-apps",
@@ -62,8 +66,9 @@ def network_isolated_executable(executable: Path) -> Path | None:
 
 
 class Chromium:
-    def __init__(self, playwright: Playwright, executable: Path, isolate_network: bool = True):
+    def __init__(self, playwright: Playwright, executable: Path, isolate_network: bool = True, gl: str = "software"):
         self._playwright = playwright
+        self._flags = (*GL_FLAGS[gl], *CHROMIUM_FLAGS)
         isolated = network_isolated_executable(executable) if isolate_network else None
         self.network_isolated = isolated is not None
         self._executable = isolated or executable
@@ -75,7 +80,7 @@ class Chromium:
         self.browser = await self._playwright.chromium.launch(
             executable_path=str(self._executable),
             headless=True,
-            args=[*CHROMIUM_FLAGS, self.marker],
+            args=[*self._flags, self.marker],
         )
         self._root = await asyncio.to_thread(self._find_root)
 

@@ -41,6 +41,7 @@ class BrowserPool:
         self._pending = 0
         self.stats = {"renders": 0, "recycled": 0, "killed": 0}
         self.network_isolated = False
+        self.browser_version = "not started"
 
     async def start(self) -> None:
         self._playwright_cm = async_playwright()
@@ -49,6 +50,7 @@ class BrowserPool:
         for slot in slots:
             self._idle.put_nowait(slot)
         self.network_isolated = all(slot.chromium.network_isolated for slot in slots)
+        self.browser_version = slots[0].chromium.browser.version
         log.info("browser pool ready: %d browsers", len(slots))
 
     async def close(self) -> None:
@@ -104,8 +106,12 @@ class BrowserPool:
         finally:
             self._pending -= 1
 
+    def _chromium(self) -> Chromium:
+        settings = self.settings
+        return Chromium(self._playwright, settings.chromium_path, settings.isolate_network, settings.chromium_gl)
+
     async def _new_slot(self) -> _Slot:
-        chromium = Chromium(self._playwright, self.settings.chromium_path, self.settings.isolate_network)
+        chromium = self._chromium()
         await chromium.launch()
         return _Slot(chromium)
 
@@ -120,4 +126,4 @@ class BrowserPool:
             return await self._new_slot()
         except Exception:
             log.exception("could not start a replacement browser; will retry on next use")
-            return _Slot(Chromium(self._playwright, self.settings.chromium_path, self.settings.isolate_network))
+            return _Slot(self._chromium())

@@ -33,10 +33,11 @@ class Renderer:
 
     @property
     def version(self) -> str:
-        """Libraries and sandbox files; part of every render cache key."""
+        """Libraries, sandbox files, browser and GL path; part of every render cache key."""
         served = library_files(self.settings.assets_dir)
         digest = hashlib.sha256(b"".join(served[name].body for name in sorted(served))).hexdigest()[:12]
-        return f"{library_versions(self.settings.assets_dir)}+sandbox@{digest}"
+        browser = f"chromium@{self.pool.browser_version}+gl@{self.settings.chromium_gl}"
+        return f"{library_versions(self.settings.assets_dir)}+sandbox@{digest}+{browser}"
 
     async def start(self) -> None:
         library_files(self.settings.assets_dir)  # fail at start-up, not on the first request

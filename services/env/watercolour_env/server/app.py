@@ -84,12 +84,15 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
     return app
 
 
+app = build_app()
+
+
 def main() -> None:
     import uvicorn
 
     settings = get_settings()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvicorn.run(build_app(settings), host=settings.host, port=settings.port)
+    uvicorn.run(app, host=settings.host, port=settings.port)
 
 
 if __name__ == "__main__":
