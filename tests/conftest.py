@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -25,6 +26,11 @@ TEST_DEADLINE_S = 20.0
 
 def sketch(name: str) -> str:
     return (SKETCHES / name).read_text()
+
+
+def fresh_seed() -> int:
+    """A seed no earlier run used, so the shared Redis cannot already hold its render."""
+    return random.randrange(10**6, 2**31 - 1)
 
 
 def free_port() -> int:

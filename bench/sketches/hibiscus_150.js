@@ -3,8 +3,7 @@
 
 const PALETTE = {
   paper: '#f6f1e7',
-  sage: '#dfe5cf',
-  blush: '#f4d6c2',
+  wash: '#c8d6ad',
   stem: '#4d7634',
   leafLight: '#79a653',
   leafDark: '#3f6f31',
@@ -15,7 +14,7 @@ const PALETTE = {
   eye: '#a11d45',
   eyeDeep: '#6a0a2c',
   throat: '#3d0619',
-  column: '#d0506a',
+  column: '#c23a58',
   pollen: '#eea41c',
   stigma: '#8a0a26',
 };
@@ -103,14 +102,13 @@ function draw() {
   randomSeed(11);
   brush.noStroke();
 
-  // 1. Soft background washes to sit the flower on.
-  paint(blob(300, 330, 240, 14, 0.85, 0.12), PALETTE.sage, 55, 0.4, 0.8, 0.7);
-  paint(blob(250, 250, 170, 12, 0.9, 0.15), PALETTE.blush, 45, 0.4, 0.8, 0.7);
+  // 1. One soft background wash to sit the flower on.
+  paint(blob(300, 310, 220, 14, 0.9, 0.12), PALETTE.wash, 130, 0.3, 0.8, 0.6);
 
   // 2. Stems: main stalk to the bloom, a branch up to the bud.
   const cx = 255, cy = 250;
   paint(band([[330, 600], [322, 500], [300, 420], [276, 340]], 13, 8), PALETTE.stem, 140, 0.15, 0.6);
-  paint(band([[318, 480], [380, 390], [430, 290], [462, 205]], 9, 5), PALETTE.stem, 130, 0.15, 0.6);
+  paint(band([[318, 480], [380, 390], [430, 290], [462, 215]], 9, 6), PALETTE.stem, 150, 0.15, 0.6);
 
   // 3. Leaves: a light half and a shaded half for each.
   const leaves = [
@@ -125,10 +123,10 @@ function draw() {
   }
 
   // 4. Bud: a furled peach spiral held by green sepals.
-  const bx = 468, by = 185;
-  paint([[bx - 22, by + 20], [bx - 18, by - 20], [bx, by - 62], [bx + 20, by - 18], [bx + 22, by + 20]], PALETTE.peach, 150, 0.25, 0.7);
-  paint([[bx - 4, by + 18], [bx + 2, by - 58], [bx + 18, by - 16], [bx + 18, by + 18]], PALETTE.coral, 110, 0.2, 0.7);
-  paint([[bx - 24, by + 26], [bx - 30, by - 4], [bx - 8, by + 8], [bx, by - 12], [bx + 8, by + 8], [bx + 30, by - 4], [bx + 24, by + 26], [bx, by + 38]], PALETTE.leafDark, 130, 0.2, 0.4);
+  const bx = 466, by = 180;
+  paint([[bx - 28, by + 24], [bx - 24, by - 26], [bx + 4, by - 80], [bx + 26, by - 24], [bx + 28, by + 24]], PALETTE.peach, 160, 0.25, 0.7);
+  paint([[bx - 4, by + 22], [bx + 4, by - 74], [bx + 24, by - 20], [bx + 24, by + 22]], PALETTE.coral, 120, 0.2, 0.7);
+  paint([[bx - 30, by + 30], [bx - 38, by - 8], [bx - 10, by + 8], [bx, by - 16], [bx + 10, by + 8], [bx + 38, by - 8], [bx + 30, by + 30], [bx, by + 46]], PALETTE.leafDark, 140, 0.2, 0.4);
 
   // 5. Main bloom: five overlapping petals, each a peach body,
   //    a coral glaze near the throat and a shaded overlap on one side.
@@ -147,8 +145,8 @@ function draw() {
     const ey = cy + sin(a + random(-6, 6)) * 98;
     paint([[cx - 3, cy], [ex, ey], [cx + 3, cy]], PALETTE.vein, 80, 0.15, 0.2);
   }
-  paint(blob(cx, cy, 62, 14, 0.9, 0.18), PALETTE.eye, 150, 0.4, 0.7);
-  paint(blob(cx, cy, 42, 12, 0.9, 0.15), PALETTE.eyeDeep, 200, 0.3, 0.7);
+  paint(blob(cx, cy, 60, 14, 0.9, 0.2), PALETTE.eye, 115, 0.4, 0.7);
+  paint(blob(cx, cy, 40, 12, 0.9, 0.15), PALETTE.eyeDeep, 180, 0.3, 0.7);
   paint(blob(cx, cy, 24, 10, 0.9, 0.12), PALETTE.throat, 220, 0.2, 0.8);
   brush.fill('#2a0410', 230);
   brush.fillBleed(0.1);
@@ -156,8 +154,8 @@ function draw() {
 
   // 7. Staminal column arching out, tipped with pollen and stigma pads.
   const tipX = cx + 104, tipY = cy - 92;
-  paint(band([[cx, cy], [cx + 40, cy - 30], [cx + 78, cy - 62], [tipX, tipY]], 9, 6), PALETTE.column, 150, 0.1, 0.5);
-  for (let i = 0; i < 7; i++) {
+  paint(band([[cx, cy], [cx + 40, cy - 30], [cx + 78, cy - 62], [tipX, tipY]], 9, 6), PALETTE.column, 190, 0.1, 0.5);
+  for (let i = 0; i < 5; i++) {
     paint(blob(tipX - 20 + random(-16, 16), tipY + 16 + random(-16, 16), 7, 8, 1, 0.1), PALETTE.pollen, 220, 0.2, 1);
   }
   for (let i = 0; i < 3; i++) {

@@ -2,19 +2,14 @@
 
 import asyncio
 import logging
-import random
 
 import redis
 
-from conftest import sketch
+from conftest import fresh_seed, sketch
 from watercolour_env.cache import RenderCache
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.render.renderer import Renderer
 from watercolour_shared.cache_keys import render_key
-
-
-def fresh_seed() -> int:
-    return random.randrange(10**6, 2**31 - 1)
 
 
 async def test_a_repeat_render_is_a_cache_hit(services):
@@ -65,3 +60,21 @@ async def test_unavailable_results_are_never_cached(settings, rules):
     refused_seed = seeds[statuses.index("unavailable")]
     key = render_key(sketch("two_shapes.js").strip("\n"), refused_seed, (600, 600), rules.digest, renderer.version)
     assert redis.Redis.from_url(settings.redis_url).exists(key) == 0
+
+
+async def test_load_dependent_verdicts_are_not_cached(settings, rules):
+    quick = settings.model_copy(update={"browsers": 1, "render_deadline_s": 3.0})
+    renderer = Renderer(quick, rules)
+    cache = RenderCache(settings.redis_url, ttl_s=60)
+    pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
+    loop = sketch("two_shapes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
+    seed = fresh_seed()
+    await renderer.start()
+    try:
+        first = await pipeline.run(loop, seed)
+        second = await pipeline.run(loop, seed)
+    finally:
+        await renderer.close()
+        await cache.close()
+    assert [v.code.value for v in first.violations] == ["render_timeout"]
+    assert second.cached is False

@@ -30,29 +30,20 @@ async def test_a_plain_sketch_paints(renderer):
     assert result.png_base64
 
 
-async def test_offlist_method_through_an_alias_is_caught_at_run_time(renderer):
-    result = await renderer.render(draw("brush.circle(300, 300, 100); const b = brush; b.hatch(5, 45);"), seed=1)
-    assert V.OFFLIST_BRUSH_METHOD in codes(result)
+RUN_TIME_CASES = {
+    "offlist method through an alias": ("brush.circle(300, 300, 100); const b = brush; b.hatch(5, 45);", V.OFFLIST_BRUSH_METHOD),
+    "unknown method by a computed name": ("brush.circle(300, 300, 100); brush['water' + 'color']();", V.UNKNOWN_BRUSH_METHOD),
+    "monkey-patched brush": ("brush.circle = () => 0; brush.circle(300, 300, 100);", V.MONKEY_PATCH),
+    "painting only in a dead branch": ("if (width < 0) { brush.circle(300, 300, 100); }", V.NO_PAINTING_CALL),
+    "paint off the canvas": ("brush.circle(-500, -500, 2);", V.BLANK_CANVAS),
+}
 
 
-async def test_computed_unknown_method_is_caught_at_run_time(renderer):
-    result = await renderer.render(draw("brush.circle(300, 300, 100); brush['water' + 'color']();"), seed=1)
-    assert V.UNKNOWN_BRUSH_METHOD in codes(result)
-
-
-async def test_monkey_patching_brush_is_caught_at_run_time(renderer):
-    result = await renderer.render(draw("brush.circle = () => 0; brush.circle(300, 300, 100);"), seed=1)
-    assert V.MONKEY_PATCH in codes(result)
-
-
-async def test_painting_only_in_a_dead_branch_is_no_painting_call(renderer):
-    result = await renderer.render(draw("if (width < 0) { brush.circle(300, 300, 100); }"), seed=1)
-    assert V.NO_PAINTING_CALL in codes(result)
-
-
-async def test_blank_canvas(renderer):
-    result = await renderer.render(draw("brush.circle(-500, -500, 2);"), seed=1)
-    assert V.BLANK_CANVAS in codes(result)
+@pytest.mark.parametrize("case", RUN_TIME_CASES)
+async def test_run_time_violation_is_caught_without_the_static_gate(renderer, case):
+    body, code = RUN_TIME_CASES[case]
+    result = await renderer.render(draw(body), seed=1)
+    assert code in codes(result)
 
 
 async def test_syntax_error_is_reported(renderer):

@@ -7,7 +7,7 @@ import httpx
 import pytest
 import websockets
 
-from conftest import sketch
+from conftest import fresh_seed, sketch
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
 from watercolour_shared.env_client import EnvClient
@@ -79,7 +79,7 @@ async def test_openenv_session_keeps_its_episode_settings(server_url):
         result = await env.step(WatercolourAction(reply=sketch("two_shapes.js"), include_png=True))
         state = await env.state()
     assert result.reward == pytest.approx(1.0)
-    assert result.observation.png_base64
+    assert result.observation.render.png_base64
     assert state.subject == "a white magnolia" and state.step_count == 1
 
 
@@ -134,7 +134,7 @@ async def test_200_concurrent_requests_all_answered_and_the_server_stays_healthy
         assert [a.status_code for a in answers] == [200] * 200
         assert all(a.json()["status"] == ("passed" if i % 2 else "failed") for i, a in enumerate(answers))
         health = await http.get("/health")
-        fresh = await http.post("/render", json={"reply": recoloured("#2a9d8f"), "seed": 52})
+        fresh = await http.post("/render", json={"reply": recoloured("#2a9d8f"), "seed": fresh_seed()})
     assert health.json()["status"] == "healthy"
     assert fresh.json()["status"] == "passed" and not fresh.json()["cached"]
 
@@ -142,9 +142,9 @@ async def test_200_concurrent_requests_all_answered_and_the_server_stays_healthy
 async def test_a_hanging_sketch_does_not_stop_other_renders(server_url):
     loop = sketch("two_shapes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
     async with httpx.AsyncClient(base_url=server_url, timeout=120) as http:
-        hanging = asyncio.ensure_future(http.post("/render", json={"reply": loop, "seed": 61}))
+        hanging = asyncio.ensure_future(http.post("/render", json={"reply": loop, "seed": fresh_seed()}))
         await asyncio.sleep(0.5)
-        normal = await http.post("/render", json={"reply": recoloured("#e9c46a"), "seed": 62})
+        normal = await http.post("/render", json={"reply": recoloured("#e9c46a"), "seed": fresh_seed()})
         assert normal.json()["status"] == "passed"
         assert not hanging.done()
         hung = await hanging

@@ -7,7 +7,7 @@ from typing import Literal
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-from watercolour_shared.render_wire import MAX_REPLY_CHARS, RewardBreakdown, Timings, Violation
+from watercolour_shared.render_wire import MAX_REPLY_CHARS, RenderResult, RewardBreakdown
 from watercolour_shared.reward import MixWeights
 
 
@@ -21,13 +21,7 @@ class WatercolourObservation(Observation):
     subject: str = ""
     prompt: str = Field("", description="the user message for this episode")
     status: Literal["ready", "passed", "failed", "unavailable"] = "ready"
-    violations: list[Violation] = []
-    errors: list[str] = []
-    paint_fraction: float | None = None
-    brush_calls: dict[str, int] = {}
-    timings: Timings = Timings()
-    png_base64: str | None = None
-    cached: bool = False
+    render: RenderResult | None = Field(None, description="gate and render result; the PNG only when asked for")
     breakdown: RewardBreakdown | None = None
     unavailable_reason: str | None = None
 

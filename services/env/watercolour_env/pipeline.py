@@ -1,8 +1,9 @@
 """One reply through the whole environment: extract -> static gate -> cache -> render.
 
 Static violations end the pipeline before any browser is used; rendered
-results are cached by everything that can change them; infrastructure
-failures come back as `unavailable` and are never cached.
+results are cached by everything that can change them. Infrastructure
+failures come back as `unavailable`; they, and verdicts that depend on how
+loaded the machine was (a timeout, the memory watchdog), are never cached.
 """
 
 from __future__ import annotations
@@ -51,8 +52,15 @@ class RenderPipeline:
             elapsed_ms = (time.perf_counter() - started) * 1000
             return cached.model_copy(update={"code": code, "timings": Timings(gate_ms=gate_ms, total_ms=elapsed_ms)})
         result = await self.renderer.render(code, seed)
-        if self.cache and result.status != "unavailable":
+        if self.cache and _deterministic(result):
             await self.cache.put(key, result)
         result.code = code
         result.timings.gate_ms = gate_ms
         return result
+
+
+_LOAD_DEPENDENT = {V.RENDER_TIMEOUT, V.MEMORY_LIMIT}
+
+
+def _deterministic(result: RenderResult) -> bool:
+    return result.status != "unavailable" and not any(v.code in _LOAD_DEPENDENT for v in result.violations)

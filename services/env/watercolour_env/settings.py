@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from typing import Literal
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
