@@ -24,10 +24,12 @@ demo: setup
 # The test command: lint, then every test against real Chromium and real Redis.
 test: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q
 
 lint: setup
-	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 bench: setup
 	$(PY) bench/render_bench.py

@@ -2,7 +2,6 @@
 // Layers: background wash -> stems -> leaves -> bud -> petals -> eye -> stamen.
 
 const PALETTE = {
-  paper: '#f6f1e7',
   wash: '#c8d6ad',
   stem: '#4d7634',
   leafLight: '#79a653',
@@ -14,17 +13,12 @@ const PALETTE = {
   eye: '#a11d45',
   eyeDeep: '#6a0a2c',
   throat: '#3d0619',
-  column: '#c23a58',
+  column: '#b02848',
   pollen: '#eea41c',
   stigma: '#8a0a26',
 };
 
-function setup() {
-  createCanvas(600, 600, WEBGL);
-  brush.scaleBrushes(1.5);
-  angleMode(DEGREES);
-  noLoop();
-}
+function setup() { createCanvas(600, 600, WEBGL); brush.scaleBrushes(1.5); angleMode(DEGREES); noLoop(); }
 
 // Paint a single translucent wash through a list of [x, y] points.
 function paint(pts, hex, alpha, bleed = 0.3, curve = 0.5, texture = 0.55) {
@@ -98,7 +92,7 @@ function band(path, w0, w1) {
 
 function draw() {
   translate(-width / 2, -height / 2);
-  background(PALETTE.paper);
+  background('#f6f1e7');
   randomSeed(11);
   brush.noStroke();
 
@@ -110,7 +104,7 @@ function draw() {
   paint(band([[330, 600], [322, 500], [300, 420], [276, 340]], 13, 8), PALETTE.stem, 140, 0.15, 0.6);
   paint(band([[318, 480], [380, 390], [430, 290], [462, 215]], 9, 6), PALETTE.stem, 150, 0.15, 0.6);
 
-  // 3. Leaves: a light half and a shaded half for each.
+  // 3. Leaves: a light wash over the whole leaf, then a shaded half.
   const leaves = [
     [318, 500, 195, 185, 55],
     [322, 470, -30, 170, 48],
@@ -145,16 +139,18 @@ function draw() {
     const ey = cy + sin(a + random(-6, 6)) * 98;
     paint([[cx - 3, cy], [ex, ey], [cx + 3, cy]], PALETTE.vein, 80, 0.15, 0.2);
   }
-  paint(blob(cx, cy, 60, 14, 0.9, 0.2), PALETTE.eye, 115, 0.4, 0.7);
-  paint(blob(cx, cy, 40, 12, 0.9, 0.15), PALETTE.eyeDeep, 180, 0.3, 0.7);
-  paint(blob(cx, cy, 24, 10, 0.9, 0.12), PALETTE.throat, 220, 0.2, 0.8);
+  paint(blob(cx, cy, 60, 14, 0.9, 0.2), PALETTE.eye, 130, 0.4, 0.7);
+  paint(blob(cx, cy, 40, 12, 0.9, 0.15), PALETTE.eyeDeep, 200, 0.3, 0.7);
+  paint(blob(cx, cy, 24, 10, 0.9, 0.12), PALETTE.throat, 230, 0.2, 0.8);
   brush.fill('#2a0410', 230);
   brush.fillBleed(0.1);
   brush.circle(cx, cy, 11, 0);
 
   // 7. Staminal column arching out, tipped with pollen and stigma pads.
   const tipX = cx + 104, tipY = cy - 92;
-  paint(band([[cx, cy], [cx + 40, cy - 30], [cx + 78, cy - 62], [tipX, tipY]], 9, 6), PALETTE.column, 190, 0.1, 0.5);
+  const column = band([[cx, cy], [cx + 40, cy - 30], [cx + 78, cy - 62], [tipX, tipY]], 12, 8);
+  paint(column, PALETTE.column, 190, 0.1, 0.5);
+  paint(column, PALETTE.column, 150, 0.1, 0.5);  // second pass so it reads over the petal
   for (let i = 0; i < 5; i++) {
     paint(blob(tipX - 20 + random(-16, 16), tipY + 16 + random(-16, 16), 7, 8, 1, 0.1), PALETTE.pollen, 220, 0.2, 1);
   }

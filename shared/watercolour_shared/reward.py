@@ -67,9 +67,7 @@ def mix_reward(gate_passed: bool, length: float, terms: TermScores, weights: Mix
     return MixedReward(total=total)
 
 
-def resolve_weights(
-    default: MixWeights, mix: str | None = None, weights: MixWeights | None = None
-) -> MixWeights:
+def resolve_weights(default: MixWeights, mix: str | None = None, weights: MixWeights | None = None) -> MixWeights:
     """Per-episode weights: explicit weights win over a preset name, which wins over the service default."""
     if weights is not None:
         return weights

@@ -5,17 +5,17 @@ from enum import Enum
 
 class ViolationCode(str, Enum):
     # the reply itself
-    NO_SKETCH = "no_sketch"                      # a refusal or prose without code
-    TRUNCATED = "truncated"                      # the code was cut off
+    NO_SKETCH = "no_sketch"  # a refusal or prose without code
+    TRUNCATED = "truncated"  # the code was cut off
     SYNTAX_ERROR = "syntax_error"
-    OVERSIZED = "oversized"                      # far beyond any sensible sketch
+    OVERSIZED = "oversized"  # far beyond any sensible sketch
     # structure
     NO_SETUP = "no_setup"
     CANVAS_NOT_WEBGL = "canvas_not_webgl"
     CANVAS_SIZE = "canvas_size"
     NO_PAINTING_CALL = "no_painting_call"
     # the medium
-    BARE_P5_PRIMITIVE = "bare_p5_primitive"      # painting without the medium
+    BARE_P5_PRIMITIVE = "bare_p5_primitive"  # painting without the medium
     TEXT_LABEL = "text_label"
     UNKNOWN_BRUSH_METHOD = "unknown_brush_method"  # not a p5.brush method at all
     OFFLIST_BRUSH_METHOD = "offlist_brush_method"  # real p5.brush method, not allowed

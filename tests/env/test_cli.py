@@ -48,6 +48,14 @@ def test_refusal_on_stdin_is_no_sketch():
     assert json.loads(done.stdout)["violations"][0]["code"] == "no_sketch"
 
 
+def test_invalid_utf8_gets_a_clear_verdict(tmp_path):
+    garbled = tmp_path / "garbled.js"
+    garbled.write_bytes(b"\xff\xfe\x00" + sketch("two_shapes.js").encode() + b"\xc3\x28")
+    done = run("gate", str(garbled), "--static", "--json")
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["violations"][0]["code"] == "syntax_error"
+
+
 def test_missing_file_is_a_usage_error():
     done = run("gate", "/no/such/sketch.js")
     assert done.returncode == 2

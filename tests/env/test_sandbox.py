@@ -165,3 +165,11 @@ async def test_typed_array_bomb_fails_cleanly(renderer):
     bomb = "const hoard = []; while (true) { hoard.push(new Float64Array(5e7)); } brush.circle(1, 1, 1);"
     result = await renderer.render(draw(bomb), seed=1)
     assert result.status == "failed"
+
+
+async def test_thousands_of_shapes_get_an_answer_and_leave_the_pool_healthy(renderer):
+    many = "for (let i = 0; i < 3000; i++) { brush.circle(50 + (i * 37) % 500, 50 + (i * 53) % 500, 4); }"
+    result = await renderer.render(draw(many), seed=1)
+    assert result.status in ("passed", "failed")
+    follow_up = await renderer.render(sketch("two_shapes.js"), seed=4)
+    assert follow_up.status == "passed"

@@ -65,7 +65,8 @@ async def test_per_request_weights_apply_without_a_restart(server_url):
 
 
 async def test_openenv_http_reset_and_step(server_url):
-    reset = httpx.post(f"{server_url}/reset", json={"seed": 3, "subject": "a blue iris"}).json()
+    options = {"subject": "a blue iris", "mix": "hps-only"}
+    reset = httpx.post(f"{server_url}/reset", json={"seed": 3, "options": options}).json()
     assert reset["observation"]["prompt"] == "Paint a blue iris in loose watercolour."
     step = httpx.post(f"{server_url}/step", json={"action": {"reply": sketch("two_shapes.js")}}, timeout=60).json()
     assert step["done"] is True
@@ -75,12 +76,19 @@ async def test_openenv_http_reset_and_step(server_url):
 
 async def test_openenv_session_keeps_its_episode_settings(server_url):
     async with WatercolourEnv(base_url=server_url) as env:
-        await env.reset(subject="a white magnolia", seed=5, weights={"gate": 1, "length": 0, "judge": 0, "hps": 0})
+        await env.reset(
+            seed=5, options={"subject": "a white magnolia", "weights": {"gate": 1, "length": 0, "judge": 0, "hps": 0}}
+        )
         result = await env.step(WatercolourAction(reply=sketch("two_shapes.js"), include_png=True))
         state = await env.state()
     assert result.reward == pytest.approx(1.0)
     assert result.observation.render.png_base64
     assert state.subject == "a white magnolia" and state.step_count == 1
+    async with WatercolourEnv(base_url=server_url) as env:
+        await env.reset(seed=5, options={"mix": "judge-led"})
+        judged = await env.step(WatercolourAction(reply=sketch("two_shapes.js")))
+    assert judged.reward is None
+    assert "judge" in judged.observation.unavailable_reason
 
 
 async def test_64_concurrent_sessions_are_served(server_url):
@@ -116,8 +124,15 @@ def test_bad_replies_get_a_clear_failure(server_url, name):
 
 @pytest.mark.parametrize(
     "body",
-    [b"not json", b"{}", b'{"reply": 5}', b'{"reply": "x", "seed": -1}', json.dumps({"reply": "x" * 2_000_001}).encode()],
-    ids=["not-json", "missing", "wrong-type", "negative-seed", "over-2MB"],
+    [
+        b"not json",
+        b"{}",
+        b'{"reply": 5}',
+        b'{"reply": "x", "seed": -1}',
+        json.dumps({"reply": "x" * 2_000_001}).encode(),
+        b'{"reply": "function setup() { \xff\xfe }"}',
+    ],
+    ids=["not-json", "missing", "wrong-type", "negative-seed", "over-2MB", "invalid-utf8"],
 )
 def test_malformed_requests_are_refused_with_422(server_url, body):
     answer = httpx.post(f"{server_url}/render", content=body, headers={"content-type": "application/json"}, timeout=30)

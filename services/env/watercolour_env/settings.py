@@ -43,7 +43,6 @@ class EnvSettings(BaseSettings):
     host: str = "0.0.0.0"
     port: int = 8000
 
-
     def default_weights(self) -> MixWeights:
         weights = preset(self.mix)
         overrides = {

@@ -16,13 +16,13 @@ class GateRules:
     allowed_methods: frozenset[str]
     painting_methods: frozenset[str]
     brush_api: frozenset[str]
-    calls: dict[str, str]         # bare call name -> violation code
-    identifiers: dict[str, str]   # referenced name -> violation code
-    properties: dict[str, str]    # member name -> violation code
+    calls: dict[str, str]  # bare call name -> violation code
+    identifiers: dict[str, str]  # referenced name -> violation code
+    properties: dict[str, str]  # member name -> violation code
     timers: frozenset[str]
     protected_globals: frozenset[str]
     url_prefixes: tuple[str, ...]
-    digest: str                   # changes whenever any rule changes; part of cache keys
+    digest: str  # changes whenever any rule changes; part of cache keys
 
 
 def _by_name(table: dict[str, list[str]]) -> dict[str, str]:

@@ -108,7 +108,9 @@ class _Analysis:
         name = node.child_by_field_name("name")
         declaration = node.parent
         if (
-            name is not None and _text(name) == "setup" and declaration.type == "variable_declaration"
+            name is not None
+            and _text(name) == "setup"
+            and declaration.type == "variable_declaration"
             and declaration.parent.type == "program"
         ):
             self.has_setup = True  # `var setup = ...` defines window.setup; let/const do not
@@ -171,8 +173,10 @@ class _Analysis:
     @staticmethod
     def _is_member_object(node: Node) -> bool:
         parent = node.parent
-        return parent is not None and parent.type in ("member_expression", "subscript_expression") and (
-            parent.child_by_field_name("object") == node
+        return (
+            parent is not None
+            and parent.type in ("member_expression", "subscript_expression")
+            and (parent.child_by_field_name("object") == node)
         )
 
     @staticmethod

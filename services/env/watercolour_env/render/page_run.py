@@ -106,7 +106,7 @@ async def _load_and_wait(page) -> dict:
 
 async def _answer(route: Route, files: dict[str, PageFile], run: PageRun) -> None:
     url = route.request.url
-    path = url[len(ORIGIN):].split("?", 1)[0] if url.startswith(ORIGIN + "/") else None
+    path = url[len(ORIGIN) :].split("?", 1)[0] if url.startswith(ORIGIN + "/") else None
     file = files.get(path) if path else None
     if file is None:
         run.blocked_urls.append(url[:200])

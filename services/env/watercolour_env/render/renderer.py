@@ -130,7 +130,7 @@ def _error_lines(reported: list[dict], page_errors: list[str]) -> list[str]:
 def _decode_png(data_url: str | None) -> bytes | None:
     if not data_url or not data_url.startswith(_PNG_PREFIX):
         return None
-    return base64.b64decode(data_url[len(_PNG_PREFIX):])
+    return base64.b64decode(data_url[len(_PNG_PREFIX) :])
 
 
 def _unique(violations: list[Violation]) -> list[Violation]:

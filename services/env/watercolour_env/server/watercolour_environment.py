@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 from typing import Any
 from uuid import uuid4
@@ -15,7 +16,9 @@ from openenv.core.env_server.interfaces import Environment
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
 from watercolour_env.services import EnvServices
 from watercolour_shared.render_wire import EpisodeOptions
-from watercolour_shared.reward import MixWeights, resolve_weights
+from watercolour_shared.reward import resolve_weights
+
+log = logging.getLogger(__name__)
 
 
 def user_prompt(subject: str) -> str:
@@ -32,25 +35,18 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         self._state = WatercolourState(episode_id=str(uuid4()), step_count=0, subject=self._options.subject)
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> WatercolourObservation:
-        return self._begin(seed, episode_id, **kwargs)
+        return self._begin(seed, episode_id, kwargs)
 
-    async def reset_async(
-        self,
-        seed: int | None = None,
-        episode_id: str | None = None,
-        subject: str | None = None,
-        mix: str | None = None,
-        weights: dict | None = None,
-        **kwargs: Any,
-    ) -> WatercolourObservation:
-        return self._begin(seed, episode_id, subject=subject, mix=mix, weights=weights)
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> WatercolourObservation:
+        return self._begin(seed, episode_id, kwargs)
 
-    def _begin(self, seed, episode_id, subject=None, mix=None, weights=None, **_ignored) -> WatercolourObservation:
-        options = EpisodeOptions(
-            subject=subject or EpisodeOptions().subject,
-            mix=mix,
-            weights=MixWeights.model_validate(weights) if weights is not None else None,
-        )
+    def _begin(self, seed: int | None, episode_id: str | None, given: dict) -> WatercolourObservation:
+        """Episode settings (subject, mix, weights) come as keywords or inside `options`; keywords win."""
+        settings = {**(given.pop("options", None) or {}), **{k: v for k, v in given.items() if v is not None}}
+        unknown = set(settings) - set(EpisodeOptions.model_fields)
+        if unknown:
+            log.warning("reset ignores unknown episode settings: %s", sorted(unknown))
+        options = EpisodeOptions.model_validate({k: v for k, v in settings.items() if k not in unknown})
         resolved = resolve_weights(self.services.settings.default_weights(), options.mix, options.weights)
         self._options = options
         self._state = WatercolourState(
