@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +35,6 @@ class PageRun:
     memory_exceeded: bool = False
     crashed: bool = False
     infrastructure_error: str | None = None
-    wall_ms: float = 0.0
 
     @property
     def browser_is_suspect(self) -> bool:
@@ -56,7 +54,6 @@ class PageJob:
 
 async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
     run = PageRun()
-    started = time.perf_counter()
     files = {**library_files(job.assets_dir), **sketch_files(job.code, {**job.config, "seed": job.seed})}
     try:
         context = await chromium.browser.new_context(
@@ -85,7 +82,6 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
     finally:
         if watchdog is not None:
             watchdog.cancel()
-        run.wall_ms = (time.perf_counter() - started) * 1000
         if not run.browser_is_suspect:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(context.close(), timeout=5)
