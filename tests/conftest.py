@@ -41,7 +41,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def settings() -> EnvSettings:
-    return EnvSettings(browsers=2, render_deadline_s=TEST_DEADLINE_S, memory_limit_mb=1200, recycle_after=25)
+    return EnvSettings(browsers=2, render_deadline_s=TEST_DEADLINE_S, recycle_after=25)
 
 
 @pytest.fixture(scope="session")

@@ -155,8 +155,7 @@ async def test_endless_loop_is_killed_and_the_next_render_is_clean(renderer, set
 async def test_memory_bomb_is_stopped_and_the_next_render_is_clean(renderer):
     bomb = "const hoard = []; while (true) { hoard.push({ a: [1, 2, 3], b: 'x' + hoard.length }); }"
     result = await renderer.render(draw(bomb), seed=1)
-    assert result.status == "failed"
-    assert codes(result) & {V.MEMORY_LIMIT, V.RENDER_TIMEOUT, V.RUNTIME_ERROR}
+    assert codes(result) == {V.MEMORY_LIMIT}
     follow_up = await renderer.render(sketch("two_shapes.js"), seed=3)
     assert follow_up.status == "passed"
 
@@ -165,6 +164,7 @@ async def test_typed_array_bomb_fails_cleanly(renderer):
     bomb = "const hoard = []; while (true) { hoard.push(new Float64Array(5e7)); } brush.circle(1, 1, 1);"
     result = await renderer.render(draw(bomb), seed=1)
     assert result.status == "failed"
+    assert codes(result) & {V.MEMORY_LIMIT, V.RUNTIME_ERROR}
 
 
 async def test_thousands_of_shapes_get_an_answer_and_leave_the_pool_healthy(renderer):

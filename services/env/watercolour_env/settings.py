@@ -26,7 +26,7 @@ class EnvSettings(BaseSettings):
     isolate_network: bool = Field(True, description="run Chromium in an empty network namespace where possible")
     recycle_after: int = Field(50, ge=1, description="renders before a browser is replaced")
     render_deadline_s: float = Field(90.0, gt=0, description="hard limit on one sketch's load + draw")
-    memory_limit_mb: int = Field(1536, ge=128, description="a browser's whole process tree, while rendering")
+    memory_limit_mb: int = Field(1024, ge=64, description="how far one render may grow its browser's memory")
     queue_timeout_s: float = Field(600.0, gt=0, description="wait for a free browser before answering unavailable")
     max_pending: int = Field(512, ge=1, description="renders queued beyond this are refused as unavailable")
     max_code_chars: int = Field(200_000, ge=1000, description="longer code fails the gate as oversized")

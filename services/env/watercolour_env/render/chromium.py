@@ -2,7 +2,8 @@
 
 Playwright does not expose the browser's process id, so each launch carries a
 unique marker switch; the process tree found by it is what the memory watchdog
-measures and what `kill` ends when a sketch hangs the browser.
+measures (as growth over the idle browser, since resident sizes count shared
+library pages once per process) and what `kill` ends when a sketch hangs it.
 
 Playwright talks to Chromium over a pipe, so where the machine allows it the
 browser runs in an empty network namespace: no socket it opens can reach
@@ -44,7 +45,9 @@ CHROMIUM_FLAGS = (
     "--disable-dev-shm-usage",
     "--no-first-run",
     "--mute-audio",
-    "--js-flags=--max-old-space-size=512",
+    # Above the watchdog's default budget, so a heap bomb meets the watchdog before
+    # V8 starts thrashing near its own limit.
+    "--js-flags=--max-old-space-size=2048",
 )
 
 
@@ -75,6 +78,7 @@ class Chromium:
         self.marker = f"--watercolour-browser={uuid.uuid4().hex}"
         self.browser: Browser | None = None
         self._root: psutil.Process | None = None
+        self.idle_mb = 0.0
 
     async def launch(self) -> None:
         self.browser = await self._playwright.chromium.launch(
@@ -83,6 +87,7 @@ class Chromium:
             args=[*self._flags, self.marker],
         )
         self._root = await asyncio.to_thread(self._find_root)
+        self.idle_mb = await asyncio.to_thread(self.memory_mb)
 
     def _find_root(self) -> psutil.Process | None:
         for process in psutil.process_iter(["cmdline"]):
@@ -93,7 +98,7 @@ class Chromium:
         return None
 
     def memory_mb(self) -> float:
-        """Resident memory of the browser and every child process."""
+        """Resident memory of the browser and every child process (shared pages counted in each)."""
         if self._root is None:
             return 0.0
         total = 0

@@ -118,7 +118,7 @@ async def _answer(route: Route, files: dict[str, PageFile], run: PageRun) -> Non
 async def _watch_memory(chromium: Chromium, limit_mb: int, run: PageRun) -> None:
     while True:
         await asyncio.sleep(WATCHDOG_INTERVAL_S)
-        if await asyncio.to_thread(chromium.memory_mb) > limit_mb:
+        if await asyncio.to_thread(chromium.memory_mb) - chromium.idle_mb > limit_mb:
             run.memory_exceeded = True
             await chromium.kill()
             return
