@@ -1,0 +1,16 @@
+"""The browser pool's own promises: recycling, and refusing work it cannot take."""
+
+from conftest import sketch
+from watercolour_env.render.renderer import Renderer
+
+
+async def test_browsers_are_replaced_after_n_renders(settings, rules):
+    renderer = Renderer(settings.model_copy(update={"browsers": 1, "recycle_after": 2}), rules)
+    await renderer.start()
+    try:
+        results = [await renderer.render(sketch("two_shapes.js"), seed=seed) for seed in (1, 2, 3)]
+        stats = dict(renderer.pool.stats)
+    finally:
+        await renderer.close()
+    assert [r.status for r in results] == ["passed"] * 3
+    assert stats == {"renders": 3, "recycled": 1, "killed": 0}
