@@ -6,10 +6,10 @@ import logging
 import redis
 
 from conftest import fresh_seed, sketch
-from watercolour_env.cache import RenderCache
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.render.renderer import Renderer
 from watercolour_shared.cache_keys import render_key
+from watercolour_shared.redis_cache import RedisCache
 
 
 async def test_a_repeat_render_is_a_cache_hit(services):
@@ -31,22 +31,22 @@ async def test_changed_code_misses_the_cache(services):
 
 
 async def test_redis_down_means_no_cache_a_warning_and_correct_answers(services, caplog):
-    dead = RenderCache("redis://127.0.0.1:1/0", ttl_s=60)
+    dead = RedisCache("redis://127.0.0.1:1/0", ttl_s=60)
     pipeline = RenderPipeline(services.renderer, dead, services.rules, services.settings.max_code_chars)
     seed = fresh_seed()
-    with caplog.at_level(logging.WARNING, logger="watercolour_env.cache"):
+    with caplog.at_level(logging.WARNING, logger="watercolour_shared.redis_cache"):
         first = await pipeline.run(sketch("two_shapes.js"), seed)
         second = await pipeline.run(sketch("two_shapes.js"), seed)
     assert first.status == second.status == "passed"
     assert not first.cached and not second.cached
-    assert any("Redis cache unavailable" in record.message for record in caplog.records)
+    assert any("Redis cache unavailable" in record.getMessage() for record in caplog.records)
     await dead.close()
 
 
 async def test_unavailable_results_are_never_cached(settings, rules):
     small = settings.model_copy(update={"browsers": 1, "max_pending": 1})
     renderer = Renderer(small, rules)
-    cache = RenderCache(settings.redis_url, ttl_s=60)
+    cache = RedisCache(settings.redis_url, ttl_s=60)
     pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
     await renderer.start()
     try:
@@ -65,7 +65,7 @@ async def test_unavailable_results_are_never_cached(settings, rules):
 async def test_load_dependent_verdicts_are_not_cached(settings, rules):
     quick = settings.model_copy(update={"browsers": 1, "render_deadline_s": 3.0})
     renderer = Renderer(quick, rules)
-    cache = RenderCache(settings.redis_url, ttl_s=60)
+    cache = RedisCache(settings.redis_url, ttl_s=60)
     pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
     loop = sketch("two_shapes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
     seed = fresh_seed()

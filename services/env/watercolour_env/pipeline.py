@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import time
 
-from watercolour_env.cache import RenderCache
 from watercolour_env.gate.rules import GateRules
 from watercolour_env.gate.static import analyse
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.reply import extract_sketch
 from watercolour_shared.cache_keys import render_key
+from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.render_wire import RenderResult, Timings, Violation
 from watercolour_shared.violations import ViolationCode as V
 
 
 class RenderPipeline:
-    def __init__(self, renderer: Renderer, cache: RenderCache | None, rules: GateRules, max_code_chars: int):
+    def __init__(self, renderer: Renderer, cache: RedisCache | None, rules: GateRules, max_code_chars: int):
         self.renderer = renderer
         self.cache = cache
         self.rules = rules
@@ -47,13 +47,14 @@ class RenderPipeline:
                 status="failed", violations=violations, code=code, timings=Timings(gate_ms=gate_ms, total_ms=gate_ms)
             )
         key = render_key(code, seed, (self.renderer.settings.canvas_size,) * 2, self.rules.digest, self.renderer.version)
-        cached = await self.cache.get(key) if self.cache else None
-        if cached is not None:
+        raw = await self.cache.get(key) if self.cache else None
+        if raw is not None:
             elapsed_ms = (time.perf_counter() - started) * 1000
-            return cached.model_copy(update={"code": code, "timings": Timings(gate_ms=gate_ms, total_ms=elapsed_ms)})
+            timings = Timings(gate_ms=gate_ms, total_ms=elapsed_ms)
+            return RenderResult.model_validate_json(raw).model_copy(update={"code": code, "timings": timings, "cached": True})
         result = await self.renderer.render(code, seed)
         if self.cache and _deterministic(result):
-            await self.cache.put(key, result)
+            await self.cache.put(key, result.model_dump_json())
         result.code = code
         result.timings.gate_ms = gate_ms
         return result

@@ -7,12 +7,12 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from watercolour_env.cache import RenderCache
 from watercolour_env.gate.rules import GateRules, load_rules
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.reward import RewardAssembler
 from watercolour_env.settings import EnvSettings
+from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult
 from watercolour_shared.reward import resolve_weights
 
@@ -24,7 +24,7 @@ class EnvServices:
     settings: EnvSettings
     rules: GateRules
     renderer: Renderer
-    cache: RenderCache | None
+    cache: RedisCache | None
     pipeline: RenderPipeline
     rewards: RewardAssembler
 
@@ -32,7 +32,7 @@ class EnvServices:
     def build(cls, settings: EnvSettings, use_cache: bool = True) -> EnvServices:
         rules = load_rules(settings.allowlist_path)
         renderer = Renderer(settings, rules)
-        cache = RenderCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
+        cache = RedisCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
         pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
         return cls(settings, rules, renderer, cache, pipeline, RewardAssembler())
 

@@ -9,9 +9,9 @@ import time
 from watercolour_env.gate.rules import GateRules
 from watercolour_env.render.page_files import library_files, library_versions
 from watercolour_env.render.page_run import PageJob, PageRun
-from watercolour_env.render.paint import BLANK_BELOW, paint_fraction
 from watercolour_env.render.pool import BrowserPool, PoolUnavailable
 from watercolour_env.settings import EnvSettings
+from watercolour_shared.paint import BLANK_BELOW, paint_fraction
 from watercolour_shared.render_wire import RenderResult, Timings, Violation
 from watercolour_shared.violations import ViolationCode as V
 

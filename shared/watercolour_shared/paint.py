@@ -1,4 +1,6 @@
-"""Paint coverage of a rendered PNG: the share of pixels that differ from the paper."""
+"""Paint coverage of a rendered PNG: the share of pixels that differ from the paper.
+
+The gate uses it to refuse blank canvases; the heuristic scorer uses it as one feature."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Redis cache of render results. Redis being down costs speed, never correctness:
-the cache switches itself off for a while, logs a warning, and answers misses."""
+"""A Redis cache of serialised answers (renders, scores, verdicts). Redis being
+down costs speed, never correctness: the cache switches itself off for a
+while, logs a warning, and answers misses."""
 
 from __future__ import annotations
 
@@ -9,15 +10,13 @@ import time
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from watercolour_shared.render_wire import RenderResult
-
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 15.0
 SOCKET_TIMEOUT_S = 0.5
 
 
-class RenderCache:
+class RedisCache:
     def __init__(self, url: str, ttl_s: int):
         self._client = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT_S, socket_connect_timeout=SOCKET_TIMEOUT_S)
         self._ttl_s = ttl_s
@@ -28,7 +27,7 @@ class RenderCache:
     def available(self) -> bool:
         return time.monotonic() >= self._down_until
 
-    async def get(self, key: str) -> RenderResult | None:
+    async def get(self, key: str) -> bytes | None:
         if not self.available:
             return None
         try:
@@ -36,17 +35,14 @@ class RenderCache:
         except (RedisError, OSError) as error:
             self._went_down(error)
             return None
-        if raw is None:
-            self.stats["misses"] += 1
-            return None
-        self.stats["hits"] += 1
-        return RenderResult.model_validate_json(raw).model_copy(update={"cached": True})
+        self.stats["misses" if raw is None else "hits"] += 1
+        return raw
 
-    async def put(self, key: str, result: RenderResult) -> None:
+    async def put(self, key: str, value: str | bytes) -> None:
         if not self.available or self._ttl_s == 0:
             return
         try:
-            await self._client.set(key, result.model_dump_json(), ex=self._ttl_s)
+            await self._client.set(key, value, ex=self._ttl_s)
         except (RedisError, OSError) as error:
             self._went_down(error)
 
@@ -62,5 +58,5 @@ class RenderCache:
     def _went_down(self, error: Exception) -> None:
         self.stats["errors"] += 1
         if self.available:
-            log.warning("Redis cache unavailable (%s); rendering without cache for %.0f s", error, RETRY_AFTER_S)
+            log.warning("Redis cache unavailable (%s); working without cache for %.0f s", error, RETRY_AFTER_S)
         self._down_until = time.monotonic() + RETRY_AFTER_S
