@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -63,37 +64,56 @@ def rules():
     return load_rules()
 
 
+@contextmanager
+def running_service(module: str, settings: dict[str, str], ready_path: str):
+    """Start `python -m module` with `settings` as environment variables; yield its URL once `ready_path` answers 200."""
+    port = free_port()
+    prefix = "WATERCOLOUR_SCORER_" if "scorer" in module else "WATERCOLOUR_"
+    env = {**os.environ, **settings, f"{prefix}PORT": str(port), f"{prefix}HOST": "127.0.0.1"}
+    process = subprocess.Popen([sys.executable, "-m", module], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{module} exited: {process.stderr.read().decode()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{module} was not ready within 60 s")
+            try:
+                if httpx.get(f"{url}{ready_path}", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 @pytest.fixture(scope="session")
 def server_url():
-    port = free_port()
-    env = {
-        **os.environ,
-        "WATERCOLOUR_PORT": str(port),
-        "WATERCOLOUR_HOST": "127.0.0.1",
+    """The environment server (gate + length reward) as a real process."""
+    settings = {
         "WATERCOLOUR_BROWSERS": "2",
         "WATERCOLOUR_RENDER_DEADLINE_S": str(TEST_DEADLINE_S),
         "WATERCOLOUR_JUDGE_WEIGHT": "0",
         "WATERCOLOUR_QUALITY_WEIGHT": "0",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "watercolour_env.server.app"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited: {process.stderr.read().decode()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.3)
-    else:
-        process.kill()
-        raise RuntimeError("server did not become healthy within 60 s")
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    with running_service("watercolour_env.server.app", settings, "/health") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def scorer_url():
+    """The scoring service with its heuristic backend, as a real process."""
+    settings = {
+        "WATERCOLOUR_SCORER_BACKEND": "heuristic",
+        "WATERCOLOUR_SCORER_TOKEN": "test-token",
+        "WATERCOLOUR_SCORER_MAX_WAIT_MS": "50",
+    }
+    with running_service("watercolour_scorer.server", settings, "/ready") as url:
+        yield url

@@ -16,3 +16,8 @@ def _digest(parts: dict) -> str:
 def render_key(code: str, seed: int, canvas: tuple[int, int], rules_digest: str, renderer_version: str) -> str:
     parts = {"code": code, "seed": seed, "canvas": list(canvas), "rules": rules_digest, "renderer": renderer_version}
     return f"{KEY_PREFIX}:render:v1:{_digest(parts)}"
+
+
+def score_key(image_digest: str, prompt: str, backend: str, backend_version: str) -> str:
+    parts = {"image": image_digest, "prompt": prompt, "backend": backend, "version": backend_version}
+    return f"{KEY_PREFIX}:score:v1:{_digest(parts)}"

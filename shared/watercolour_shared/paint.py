@@ -17,10 +17,15 @@ BLANK_BELOW = 0.005
 def paint_fraction(png: bytes) -> float:
     with Image.open(io.BytesIO(png)) as image:
         rgb = np.asarray(image.convert("RGB"), dtype=np.int32)
-    flat = rgb.reshape(-1, 3)
+    return float(paint_mask(rgb).mean())
+
+
+def paint_mask(rgb: np.ndarray) -> np.ndarray:
+    """True where a pixel (H x W x 3, 0..255) is paint rather than paper."""
+    flat = rgb.reshape(-1, 3).astype(np.int32)
     packed = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
     values, counts = np.unique(packed, return_counts=True)
     mode = values[counts.argmax()]
     paper = np.array([(mode >> 16) & 255, (mode >> 8) & 255, mode & 255], dtype=np.int32)
     distance = np.sqrt(((flat - paper) ** 2).sum(axis=1))
-    return float((distance > PAINT_DISTANCE).mean())
+    return (distance > PAINT_DISTANCE).reshape(rgb.shape[:2])

@@ -5,7 +5,7 @@ import logging
 
 import redis
 
-from conftest import fresh_seed, sketch
+from tests.conftest import fresh_seed, sketch
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.render.renderer import Renderer
 from watercolour_shared.cache_keys import render_key

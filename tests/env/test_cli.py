@@ -7,7 +7,7 @@ import sys
 
 from PIL import Image
 
-from conftest import ROOT, free_port, sketch
+from tests.conftest import ROOT, free_port, sketch
 
 WATERCOLOUR = shutil.which("watercolour", path=str(ROOT / ".venv" / "bin")) or shutil.which("watercolour")
 

@@ -1,6 +1,6 @@
 """The browser pool's own promises: recycling, and refusing work it cannot take."""
 
-from conftest import sketch
+from tests.conftest import sketch
 from watercolour_env.render.renderer import Renderer
 
 

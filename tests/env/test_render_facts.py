@@ -8,7 +8,7 @@ import numpy as np
 from PIL import Image
 from playwright.async_api import async_playwright
 
-from conftest import sketch
+from tests.conftest import sketch
 from watercolour_env.gate.rules import DATA_DIR
 from watercolour_env.render.page_files import library_files
 

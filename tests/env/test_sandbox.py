@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from conftest import sketch
+from tests.conftest import sketch
 from watercolour_shared.violations import ViolationCode as V
 
 SETUP = "function setup() { createCanvas(600, 600, WEBGL); angleMode(DEGREES); noLoop(); }\n"

@@ -7,7 +7,7 @@ import httpx
 import pytest
 import websockets
 
-from conftest import fresh_seed, sketch
+from tests.conftest import fresh_seed, sketch
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
 from watercolour_shared.env_client import EnvClient

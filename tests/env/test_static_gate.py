@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ROOT
+from tests.conftest import ROOT
 from watercolour_env.gate.static import analyse
 from watercolour_shared.violations import ViolationCode as V
 

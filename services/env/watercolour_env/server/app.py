@@ -3,9 +3,6 @@ a batch call for whole GRPO groups, and a /health that says what works."""
 
 from __future__ import annotations
 
-import logging
-from contextlib import asynccontextmanager
-
 from fastapi import FastAPI, Response
 from openenv.core.env_server.http_server import create_app
 
@@ -19,21 +16,14 @@ from watercolour_shared.render_wire import (
     RenderRequest,
     RenderResult,
 )
-
-log = logging.getLogger(__name__)
+from watercolour_shared.serving import serve, service_app
 
 
 def build_app(settings: EnvSettings | None = None) -> FastAPI:
     settings = settings or get_settings()
     services = EnvServices.build(settings)
 
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI):
-        await services.start()
-        yield
-        await services.close()
-
-    app = FastAPI(title="watercolour-env", lifespan=lifespan)
+    app = service_app("watercolour-env", services)
     app.state.services = services
 
     @app.get("/health")
@@ -88,11 +78,7 @@ app = build_app()
 
 
 def main() -> None:
-    import uvicorn
-
-    settings = get_settings()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvicorn.run(app, host=settings.host, port=settings.port)
+    serve(app, get_settings())
 
 
 if __name__ == "__main__":

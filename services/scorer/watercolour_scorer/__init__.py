@@ -1,0 +1,1 @@
+"""The scoring service: HPSv3 preference scores for rendered paintings."""

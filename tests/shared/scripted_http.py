@@ -1,0 +1,45 @@
+"""A real HTTP server on loopback that answers from a script: the failure codes of a service we cannot reach."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class ScriptedServer:
+    """Answers each request with the next (status, body, delay_s) of `script`; the last one repeats."""
+
+    def __init__(self, script: list[tuple[int, dict, float]]):
+        self.script = list(script)
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - the http.server API
+                length = int(self.headers.get("content-length", 0))
+                server.requests.append({"path": self.path, "body": json.loads(self.rfile.read(length) or b"{}")})
+                status, body, delay = server.script[min(len(server.requests) - 1, len(server.script) - 1)]
+                time.sleep(delay)
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                """Quiet."""
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
