@@ -3,17 +3,26 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup demo test lint bench serve clean
+SCORER_VENV ?= .venv-scorer
+
+.PHONY: setup setup-scorer demo test lint bench serve clean
 
 $(VENV)/.installed: shared/pyproject.toml services/env/pyproject.toml services/env/assets/package-lock.json
 	bash services/env/install/system-packages.sh
 	bash services/env/install/assets.sh
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e shared -e 'services/env[dev]'
+	$(PIP) install -q -e shared -e 'services/env[dev]' -e 'services/scorer[dev]'
 	touch $@
 
 setup: $(VENV)/.installed
+
+# The scorer's own environment for the real HPSv3 model (torch, transformers 4.45.2, hpsv3).
+$(SCORER_VENV)/.installed: services/scorer/pyproject.toml services/scorer/requirements-hpsv3.txt services/scorer/install/model-env.sh
+	bash services/scorer/install/model-env.sh $(SCORER_VENV)
+	touch $@
+
+setup-scorer: $(SCORER_VENV)/.installed
 
 # The main job on the embedded default: gate and render the example flower.
 demo: setup
@@ -21,8 +30,9 @@ demo: setup
 	$(VENV)/bin/watercolour render examples/flower.js -o out/flower.png --json
 	@echo "painting: out/flower.png"
 
-# The test command: lint, then every test against real Chromium and real Redis.
-test: setup
+# The test command: lint, then every test against real Chromium, real Redis and
+# the real hpsv3 code path (on a tiny random model, in the scorer's environment).
+test: setup setup-scorer
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q
@@ -38,4 +48,4 @@ serve: setup
 	$(VENV)/bin/watercolour serve
 
 clean:
-	rm -rf $(VENV) out services/env/assets/node_modules
+	rm -rf $(VENV) $(SCORER_VENV) out services/env/assets/node_modules

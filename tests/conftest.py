@@ -65,20 +65,20 @@ def rules():
 
 
 @contextmanager
-def running_service(module: str, settings: dict[str, str], ready_path: str):
+def running_service(module: str, settings: dict[str, str], ready_path: str, python: str = sys.executable):
     """Start `python -m module` with `settings` as environment variables; yield its URL once `ready_path` answers 200."""
     port = free_port()
     prefix = "WATERCOLOUR_SCORER_" if "scorer" in module else "WATERCOLOUR_"
     env = {**os.environ, **settings, f"{prefix}PORT": str(port), f"{prefix}HOST": "127.0.0.1"}
-    process = subprocess.Popen([sys.executable, "-m", module], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([python, "-m", module], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     try:
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"{module} exited: {process.stderr.read().decode()[-2000:]}")
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{module} was not ready within 60 s")
+                raise RuntimeError(f"{module} was not ready within 120 s")
             try:
                 if httpx.get(f"{url}{ready_path}", timeout=2).status_code == 200:
                     break
@@ -116,4 +116,33 @@ def scorer_url():
         "WATERCOLOUR_SCORER_MAX_WAIT_MS": "50",
     }
     with running_service("watercolour_scorer.server", settings, "/ready") as url:
+        yield url
+
+
+# The scorer's own environment (transformers 4.45.2 + hpsv3), built by `make setup-scorer`.
+SCORER_PYTHON = ROOT / ".venv-scorer" / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def tiny_hpsv3(tmp_path_factory) -> dict[str, str]:
+    """A random-initialised HPSv3 of the real architecture (tiny Qwen2-VL), built offline."""
+    if not SCORER_PYTHON.exists():
+        pytest.fail("the scorer environment is missing: run `make setup-scorer`")
+    out = tmp_path_factory.mktemp("tiny-hpsv3")
+    built = subprocess.run(
+        [str(SCORER_PYTHON), "-m", "watercolour_scorer.random_hpsv3", str(out), "--size", "tiny"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(line.split("=", 1) for line in built.stdout.splitlines() if line.startswith("WATERCOLOUR_SCORER_"))
+
+
+@pytest.fixture(scope="session")
+def hpsv3_scorer_url(tiny_hpsv3):
+    """The scoring service running the real hpsv3 inference path on the tiny model, on the CPU."""
+    settings = {**tiny_hpsv3, "WATERCOLOUR_SCORER_BACKEND": "hpsv3", "WATERCOLOUR_SCORER_DEVICE": "cpu"}
+    settings["WATERCOLOUR_SCORER_MAX_WAIT_MS"] = "100"
+    settings["REDIS_URL"] = "redis://127.0.0.1:1/0"  # no cache: every request reaches the model
+    with running_service("watercolour_scorer.server", settings, "/ready", python=str(SCORER_PYTHON)) as url:
         yield url

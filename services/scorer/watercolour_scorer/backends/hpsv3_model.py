@@ -9,6 +9,7 @@ device. Arguments go by keyword: their order changed between releases.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from PIL import Image
 
@@ -28,21 +29,22 @@ class Hpsv3Backend:
 
     def load(self) -> None:
         import torch
-        import yaml
         from hpsv3 import HPSv3RewardInferencer
 
         device = self.settings.device
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError(f"WATERCOLOUR_SCORER_DEVICE={device} but no CUDA device is visible")
-        config = str(self.settings.hpsv3_config) if self.settings.hpsv3_config else None
-        checkpoint = str(self.settings.hpsv3_checkpoint) if self.settings.hpsv3_checkpoint else None
-        self._inferencer = HPSv3RewardInferencer(config_path=config, checkpoint_path=checkpoint, device=device)
-        if config:
-            with open(config) as handle:
-                self.model = yaml.safe_load(handle).get("model_name_or_path", self.model)
-        import hpsv3
-
-        self.version = f"hpsv3@{getattr(hpsv3, '__version__', '1.0.0')}:{checkpoint or 'MizzenAI/HPSv3'}"
+        config, checkpoint = self.settings.hpsv3_config, self.settings.hpsv3_checkpoint
+        self._inferencer = HPSv3RewardInferencer(
+            config_path=str(config) if config else None,
+            checkpoint_path=str(checkpoint) if checkpoint else None,
+            device=device,
+        )
+        if checkpoint:
+            stat = Path(checkpoint).stat()
+            self.model, self.version = str(checkpoint), f"hpsv3-1.0.0+local:{stat.st_size}:{int(stat.st_mtime)}"
+        else:
+            self.version = "hpsv3-1.0.0+MizzenAI/HPSv3"
         log.info("HPSv3 loaded on %s (%s)", device, self.version)
 
     def score_batch(self, images: list[Image.Image], prompts: list[str]) -> list[tuple[float, float]]:
