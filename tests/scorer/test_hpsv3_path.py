@@ -4,8 +4,10 @@ environment, over real HTTP."""
 
 import asyncio
 import base64
+import json
 import os
 import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
@@ -85,3 +87,19 @@ def test_a_checkpoint_that_will_not_load_leaves_the_service_up_and_not_ready(tin
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+def test_per_image_vision_attention_scores_exactly_like_transformers_own(tiny_hpsv3, tmp_path):
+    paths = []
+    for index, painting in enumerate((soft_wash(1), hard_blob(), soft_wash(2))):
+        paths.append(tmp_path / f"{index}.png")
+        paths[-1].write_bytes(painting)
+    check = Path(__file__).with_name("vision_attention_check.py")
+    config, checkpoint = tiny_hpsv3["WATERCOLOUR_SCORER_HPSV3_CONFIG"], tiny_hpsv3["WATERCOLOUR_SCORER_HPSV3_CHECKPOINT"]
+    done = subprocess.run(
+        [str(SCORER_PYTHON), str(check), config, checkpoint, *map(str, paths)], capture_output=True, text=True, check=True
+    )
+    scores = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(scores["ours"]) == 4
+    for ours, theirs in zip(scores["ours"], scores["theirs"], strict=True):
+        assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-6)

@@ -31,6 +31,10 @@ class Hpsv3Backend:
         import torch
         from hpsv3 import HPSv3RewardInferencer
 
+        from watercolour_scorer.backends import vision_attention
+
+        vision_attention.install()
+
         device = self.settings.device
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError(f"WATERCOLOUR_SCORER_DEVICE={device} but no CUDA device is visible")
