@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test lint bench serve clean
+.PHONY: setup setup-scorer demo test lint bench bench-scorer serve clean
 
 $(VENV)/.installed: shared/pyproject.toml services/env/pyproject.toml services/env/assets/package-lock.json
 	bash services/env/install/system-packages.sh
@@ -43,6 +43,10 @@ lint: setup
 
 bench: setup
 	$(PY) bench/render_bench.py
+
+# The scorer on a random-weight HPSv3: SIZE=7b DEVICE=cuda on a GPU host.
+bench-scorer: setup-scorer
+	$(SCORER_VENV)/bin/python bench/scorer_bench.py --size $(or $(SIZE),tiny) --device $(or $(DEVICE),cpu)
 
 serve: setup
 	$(VENV)/bin/watercolour serve
