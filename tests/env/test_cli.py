@@ -29,7 +29,7 @@ def test_render_the_example_flower(tmp_path):
 
 def test_gate_failure_exits_1_with_the_violation(tmp_path):
     bad = tmp_path / "bad.js"
-    bad.write_text(sketch("two_shapes.js").replace("brush.circle(300, 300, 60, 0.3);", "brush.hatch(1, 45);"))
+    bad.write_text(sketch("two_shapes.js").replace("brush.circle(300, 300, 90, 0.3);", "brush.hatch(1, 45);"))
     done = run("gate", str(bad), "--json")
     assert done.returncode == 1
     assert "offlist_brush_method" in {v["code"] for v in json.loads(done.stdout)["violations"]}
