@@ -146,3 +146,16 @@ def hpsv3_scorer_url(tiny_hpsv3):
     settings["REDIS_URL"] = "redis://127.0.0.1:1/0"  # no cache: every request reaches the model
     with running_service("watercolour_scorer.server", settings, "/ready", python=str(SCORER_PYTHON)) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def env_with_scorer_url(scorer_url):
+    """An environment server whose HPSv3 term is the (heuristic) scoring service."""
+    settings = {
+        "WATERCOLOUR_BROWSERS": "1",
+        "WATERCOLOUR_SCORER_URL": scorer_url,
+        "WATERCOLOUR_SCORER_TOKEN": "test-token",
+        "WATERCOLOUR_MIX": "hps-only",
+    }
+    with running_service("watercolour_env.server.app", settings, "/health") as url:
+        yield url

@@ -20,6 +20,12 @@ class TermScorer(Protocol):
     async def score(self, result: RenderResult, subject: str, seed: int) -> float | None:
         """A score in 0..1, or None when the backend could not answer."""
 
+    async def reachable(self) -> bool:
+        """Whether the backend answers now (for /health and start-up checks)."""
+
+    async def close(self) -> None:
+        """Release connections."""
+
 
 class RewardAssembler:
     def __init__(self, scorers: dict[str, TermScorer] | None = None):
@@ -27,6 +33,13 @@ class RewardAssembler:
 
     def configured_terms(self) -> dict[str, bool]:
         return {term: term in self.scorers for term in ("judge", "hps")}
+
+    async def reachable_terms(self) -> dict[str, bool]:
+        return {term: term in self.scorers and await self.scorers[term].reachable() for term in ("judge", "hps")}
+
+    async def close(self) -> None:
+        for scorer in self.scorers.values():
+            await scorer.close()
 
     async def assess(self, result: RenderResult, weights: MixWeights, subject: str, seed: int) -> RewardBreakdown:
         length = length_score(result.code or "")

@@ -34,6 +34,11 @@ class EnvSettings(BaseSettings):
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
     cache_ttl_s: int = Field(7 * 24 * 3600, ge=0)
     max_sessions: int = Field(256, ge=1, description="concurrent OpenEnv WebSocket sessions")
+    # The HPSv3 term: the scoring service (services/scorer), unset = not configured.
+    scorer_url: str | None = Field(None, description="e.g. http://localhost:8001")
+    scorer_token: str | None = Field(None, description="the scorer's bearer token, when it needs one")
+    scorer_timeout_s: float = Field(120.0, gt=0)
+    hps_prompt: str = Field("a loose watercolour flower", description="the recipe scored every image with this prompt")
     # The reward mix: a preset, then the recipe's per-term variables override it.
     mix: str = Field("judge-led", description="judge-led | hps-led | hps-only")
     gate_weight: float | None = Field(None, ge=0)
