@@ -21,3 +21,8 @@ def render_key(code: str, seed: int, canvas: tuple[int, int], rules_digest: str,
 def score_key(image_digest: str, prompt: str, backend: str, backend_version: str) -> str:
     parts = {"image": image_digest, "prompt": prompt, "backend": backend, "version": backend_version}
     return f"{KEY_PREFIX}:score:v1:{_digest(parts)}"
+
+
+def verdict_key(candidate_digest: str, reference_id: str, order: str, model: str, prompt_digest: str) -> str:
+    parts = {"candidate": candidate_digest, "reference": reference_id, "order": order, "model": model, "prompt": prompt_digest}
+    return f"{KEY_PREFIX}:verdict:v1:{_digest(parts)}"

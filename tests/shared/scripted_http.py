@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class ScriptedServer:
-    """Answers each request with the next (status, body, delay_s) of `script`; the last one repeats."""
+    """Answers each request with the next (status, body, delay_s[, headers]) of `script`; the last one repeats."""
 
-    def __init__(self, script: list[tuple[int, dict, float]]):
+    def __init__(self, script: list[tuple]):
         self.script = list(script)
         self.requests: list[dict] = []
         server = self
@@ -19,11 +19,20 @@ class ScriptedServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - the http.server API
                 length = int(self.headers.get("content-length", 0))
-                server.requests.append({"path": self.path, "body": json.loads(self.rfile.read(length) or b"{}")})
-                status, body, delay = server.script[min(len(server.requests) - 1, len(server.script) - 1)]
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "body": json.loads(self.rfile.read(length) or b"{}"),
+                        "headers": dict(self.headers),
+                        "at": time.monotonic(),
+                    }
+                )
+                status, body, delay, *extra = server.script[min(len(server.requests) - 1, len(server.script) - 1)]
                 time.sleep(delay)
-                payload = json.dumps(body).encode()
+                payload = (body if isinstance(body, str) else json.dumps(body)).encode()
                 self.send_response(status)
+                for name, value in (extra[0] if extra else {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()

@@ -1,0 +1,1 @@
+"""The pairwise judge: a VLM compares a candidate painting with graded references."""
