@@ -82,6 +82,7 @@ class RewardBreakdown(BaseModel):
     hps: float | None = None
     weights: MixWeights
     unavailable_reason: str | None = None
+    details: dict[str, dict] = Field({}, description="per term: references, verdicts and reasons; mu and sigma")
 
 
 class EvaluateRequest(BaseModel):

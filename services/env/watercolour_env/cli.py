@@ -84,7 +84,7 @@ async def _evaluate(reply: str, args: argparse.Namespace) -> RenderResult:
 
     settings = EnvSettings(browsers=1)
     static_only = getattr(args, "static", False)
-    services = EnvServices.build(settings, use_cache=not (args.no_cache or static_only))
+    services = EnvServices.build(settings, use_cache=not (args.no_cache or static_only), report_terms=False)
     if static_only:
         code, violations = services.pipeline.gate(reply)
         return RenderResult(status="failed" if violations else "passed", violations=violations, code=code)

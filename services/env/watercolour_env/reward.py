@@ -9,6 +9,7 @@ reason, so a heavy term can never vanish silently.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from watercolour_shared.length import length_score
@@ -16,9 +17,15 @@ from watercolour_shared.render_wire import RenderResult, RewardBreakdown
 from watercolour_shared.reward import MixWeights, TermScores, mix_reward
 
 
+@dataclass
+class TermScore:
+    score: float | None  # 0..1, or None when the backend could not answer
+    details: dict = field(default_factory=dict)
+
+
 class TermScorer(Protocol):
-    async def score(self, result: RenderResult, subject: str, seed: int) -> float | None:
-        """A score in 0..1, or None when the backend could not answer."""
+    async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
+        """Score one passed painting; `seed` is the step's, so a group shares its references."""
 
     async def reachable(self) -> bool:
         """Whether the backend answers now (for /health and start-up checks)."""
@@ -47,11 +54,14 @@ class RewardAssembler:
             return RewardBreakdown(
                 total=None, gate=0.0, length=length, weights=weights, unavailable_reason=result.unavailable_reason
             )
-        terms = TermScores()
+        terms, details = TermScores(), {}
         if result.passed:
             active = [term for term in ("judge", "hps") if weights.active(term) and term in self.scorers]
-            scores = await asyncio.gather(*(self.scorers[t].score(result, subject, seed) for t in active))
-            terms = TermScores(**dict(zip(active, scores, strict=True)))
+            scored = dict(
+                zip(active, await asyncio.gather(*(self.scorers[t].score(result, subject, seed) for t in active)), strict=True)
+            )
+            terms = TermScores(**{term: value.score for term, value in scored.items()})
+            details = {term: value.details for term, value in scored.items()}
         mixed = mix_reward(result.passed, length, terms, weights)
         return RewardBreakdown(
             total=mixed.total,
@@ -61,4 +71,5 @@ class RewardAssembler:
             hps=terms.hps,
             weights=weights,
             unavailable_reason=mixed.unavailable_reason,
+            details=details,
         )

@@ -29,19 +29,22 @@ class EnvServices:
     cache: RedisCache | None
     pipeline: RenderPipeline
     rewards: RewardAssembler
+    report_terms: bool = True  # a server warns at start-up about weighted terms that cannot answer
 
     @classmethod
-    def build(cls, settings: EnvSettings, use_cache: bool = True) -> EnvServices:
+    def build(cls, settings: EnvSettings, use_cache: bool = True, report_terms: bool = True) -> EnvServices:
         rules = load_rules(settings.allowlist_path)
         renderer = Renderer(settings, rules)
         cache = RedisCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
         pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
-        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(_term_scorers(settings)))
+        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(_term_scorers(settings)), report_terms)
 
     async def start(self) -> None:
         await self.renderer.start()
         if self.cache and not await self.cache.ping():
             log.warning("Redis at %s is not reachable: rendering without a cache", self.settings.redis_url)
+        if not self.report_terms:
+            return
         weights = self.settings.default_weights()
         for term, reachable in (await self.rewards.reachable_terms()).items():
             if weights.active(term) and not reachable:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import logging
 
+from watercolour_env.reward import TermScore
 from watercolour_shared.render_wire import RenderResult
 from watercolour_shared.scorer_client import ScorerClient, ScorerRejected, ScorerUnavailable
 
@@ -19,15 +20,15 @@ class HpsTerm:
         self.client = client
         self.prompt = prompt
 
-    async def score(self, result: RenderResult, subject: str, seed: int) -> float | None:
-        if not result.png_base64:
-            return None
+    async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
         try:
-            response = await self.client.score([base64.b64decode(result.png_base64)], self.prompt)
+            response = await self.client.score([base64.b64decode(result.png_base64 or "")], self.prompt)
         except (ScorerUnavailable, ScorerRejected) as error:
             log.warning("HPSv3 term unavailable: %s", error)
-            return None
-        return response.scores[0].score
+            return TermScore(None, {"error": str(error)})
+        [image] = response.scores
+        details = {"mu": image.mu, "sigma": image.sigma, "backend": response.backend, "model_version": response.model_version}
+        return TermScore(image.score, details)
 
     async def reachable(self) -> bool:
         try:
