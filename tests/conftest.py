@@ -159,3 +159,21 @@ def env_with_scorer_url(scorer_url):
     }
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url
+
+
+BUNDLED_POOL = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool"
+
+
+@pytest.fixture(scope="session")
+def full_reward_env_url(scorer_url):
+    """An environment with every term: the offline judge on the bundled pool, and the heuristic scorer."""
+    settings = {
+        "WATERCOLOUR_BROWSERS": "2",
+        "WATERCOLOUR_SCORER_URL": scorer_url,
+        "WATERCOLOUR_SCORER_TOKEN": "test-token",
+        "WATERCOLOUR_JUDGE": "offline",
+        "WATERCOLOUR_POOL_PATH": str(BUNDLED_POOL),
+        "WATERCOLOUR_MIX": "judge-led",
+    }
+    with running_service("watercolour_env.server.app", settings, "/health") as url:
+        yield url

@@ -24,10 +24,6 @@ class ScorerClient(ServiceClient):
     unavailable = ScorerUnavailable
     rejected = ScorerRejected
 
-    async def ready(self) -> dict:
-        """The scorer's /ready answer; a 503 (still loading) is an answer too."""
-        return (await self._request("GET", "/ready", answer_on={503})).json()
-
     async def score(self, pngs: list[bytes], prompt: str = DEFAULT_PROMPT) -> ScoreResponse:
         request = ScoreRequest(images=[base64.b64encode(png).decode() for png in pngs], prompt=prompt)
         response = await self._request("POST", "/score", request.model_dump(mode="json"))

@@ -46,6 +46,14 @@ class ServiceClient:
     async def health(self) -> dict:
         return (await self._request("GET", "/health")).json()
 
+    async def probe(self, path: str, timeout_s: float = 5.0) -> bool:
+        """One quick GET, no retries: for health pages, which must answer fast."""
+        try:
+            response = await self._http.get(path, timeout=timeout_s)
+        except httpx.TransportError:
+            return False
+        return response.status_code < 400
+
     async def _request(self, method: str, path: str, body: dict | None = None, answer_on=frozenset()) -> httpx.Response:
         """`answer_on`: error statuses whose body is still an answer (a 503 that carries a result)."""
         last_error = ""

@@ -38,6 +38,14 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def do_GET(self):  # noqa: N802 - a model list, as chat-completions servers answer; not scripted
+                payload = json.dumps({"object": "list", "data": [{"id": "scripted"}]}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def log_message(self, *args):
                 """Quiet."""
 

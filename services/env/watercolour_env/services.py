@@ -8,11 +8,15 @@ import logging
 from dataclasses import dataclass
 
 from watercolour_env.gate.rules import GateRules, load_rules
+from watercolour_env.judge.chat_judge import ChatJudge
+from watercolour_env.judge.offline import OfflineJudge
+from watercolour_env.judge.pairwise import PairwiseJudge
+from watercolour_env.judge.pool import ReferencePool
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.reward import RewardAssembler
 from watercolour_env.settings import EnvSettings
-from watercolour_env.terms import HpsTerm
+from watercolour_env.terms import HpsTerm, JudgeTerm
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult
 from watercolour_shared.reward import resolve_weights
@@ -37,7 +41,8 @@ class EnvServices:
         renderer = Renderer(settings, rules)
         cache = RedisCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
         pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
-        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(_term_scorers(settings)), report_terms)
+        rewards = RewardAssembler(_term_scorers(settings, cache))
+        return cls(settings, rules, renderer, cache, pipeline, rewards, report_terms)
 
     async def start(self) -> None:
         await self.renderer.start()
@@ -74,9 +79,35 @@ class EnvServices:
         return list(await asyncio.gather(*(self.evaluate(reply, seed, options) for reply in replies)))
 
 
-def _term_scorers(settings: EnvSettings) -> dict:
+def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> dict:
     scorers = {}
     if settings.scorer_url:
         client = ScorerClient(settings.scorer_url, settings.scorer_token, timeout_s=settings.scorer_timeout_s)
         scorers["hps"] = HpsTerm(client, settings.hps_prompt)
+    judge = _judge(settings)
+    if judge is not None:
+        try:
+            pool = _pool(settings)
+        except Exception as error:  # noqa: BLE001 - reported as a term that is not configured
+            log.error("the reference pool could not be loaded, so the judge term is off: %s", error)
+        else:
+            pairwise = PairwiseJudge(judge, cache)
+            scorers["judge"] = JudgeTerm(pairwise, pool, settings.judge_mix, settings.judge_references)
     return scorers
+
+
+def _judge(settings: EnvSettings):
+    if settings.judge == "offline":
+        return OfflineJudge()
+    if settings.judge == "router":
+        if not settings.hf_token and "huggingface.co" in settings.judge_base_url:
+            log.error("HF_TOKEN is not set, so the judge term (HF router) is off")
+            return None
+        return ChatJudge(settings.judge_base_url, settings.hf_token, settings.judge_model, settings.judge_max_concurrency)
+    return None
+
+
+def _pool(settings: EnvSettings) -> ReferencePool:
+    if settings.pool_path:
+        return ReferencePool.from_folder(settings.pool_path)
+    return ReferencePool.from_hub(settings.pool_repo, settings.pool_revision)

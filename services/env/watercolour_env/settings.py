@@ -39,6 +39,17 @@ class EnvSettings(BaseSettings):
     scorer_token: str | None = Field(None, description="the scorer's bearer token, when it needs one")
     scorer_timeout_s: float = Field(120.0, gt=0)
     hps_prompt: str = Field("a loose watercolour flower", description="the recipe scored every image with this prompt")
+    # The judge term: a VLM through an OpenAI-compatible endpoint, the offline stand-in, or off.
+    judge: Literal["router", "offline", "off"] = Field("router", description="router = any chat-completions endpoint")
+    judge_base_url: str = "https://router.huggingface.co/v1"
+    judge_model: str = "Qwen/Qwen3-VL-30B-A3B-Instruct"
+    hf_token: str | None = Field(None, alias="HF_TOKEN")
+    judge_max_concurrency: int = Field(16, ge=1)
+    judge_references: int = Field(4, ge=1, le=16)
+    judge_mix: dict[str, float] = Field({"love": 2, "okay": 2}, description='JSON, e.g. {"love": 2, "okay": 2}')
+    pool_path: Path | None = Field(None, description="a local pool folder; wins over the Hub pool")
+    pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
+    pool_revision: str = Field("main", description="pin a commit for reproducible runs")
     # The reward mix: a preset, then the recipe's per-term variables override it.
     mix: str = Field("judge-led", description="judge-led | hps-led | hps-only")
     gate_weight: float | None = Field(None, ge=0)

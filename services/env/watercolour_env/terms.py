@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import logging
 
+from watercolour_env.judge.pairwise import PairwiseJudge
+from watercolour_env.judge.pool import ReferencePool
 from watercolour_env.reward import TermScore
 from watercolour_shared.render_wire import RenderResult
 from watercolour_shared.scorer_client import ScorerClient, ScorerRejected, ScorerUnavailable
@@ -31,10 +33,36 @@ class HpsTerm:
         return TermScore(image.score, details)
 
     async def reachable(self) -> bool:
-        try:
-            return bool((await self.client.ready()).get("ready"))
-        except (ScorerUnavailable, ScorerRejected):
-            return False
+        return await self.client.probe("/ready")
 
     async def close(self) -> None:
         await self.client.close()
+
+
+class JudgeTerm:
+    """The pairwise judge against references drawn from the pool with the step's seed,
+    so every rollout of one group faces the same references."""
+
+    def __init__(self, pairwise: PairwiseJudge, pool: ReferencePool, mix: dict[str, float], count: int):
+        self.pairwise = pairwise
+        self.pool = pool
+        self.mix = mix
+        self.count = count
+
+    async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
+        references = self.pool.sample(self.mix, self.count, seed)
+        outcome = await self.pairwise.score(base64.b64decode(result.png_base64 or ""), references)
+        details = outcome.model_dump(mode="json")
+        details["judge"] = self.pairwise.judge.name
+        agreed = [c.orders_agree for c in outcome.comparisons if c.orders_agree is not None]
+        details["order_agreement"] = sum(agreed) / len(agreed) if agreed else None
+        return TermScore(outcome.score, details)
+
+    async def reachable(self) -> bool:
+        reachable = getattr(self.pairwise.judge, "reachable", None)
+        return await reachable() if reachable else True
+
+    async def close(self) -> None:
+        close = getattr(self.pairwise.judge, "close", None)
+        if close:
+            await close()

@@ -50,6 +50,10 @@ class ChatJudge(ServiceClient):
     def name(self) -> str:
         return self.model
 
+    async def reachable(self) -> bool:
+        """The endpoint answers its model list (no tokens spent)."""
+        return await self.probe("/models")
+
     async def compare(self, painting_a: bytes, painting_b: bytes) -> Verdict:
         """Which painting is the better watercolour. Raises on a failed or unreadable call."""
         body = {
