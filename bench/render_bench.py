@@ -25,7 +25,8 @@ from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
 
 BENCH_DIR = Path(__file__).resolve().parent
-SKETCHES = {"small": BENCH_DIR / "sketches" / "small.js", "hibiscus_150": BENCH_DIR / "sketches" / "hibiscus_150.js"}
+POOL_SOURCES = BENCH_DIR.parent / "services" / "env" / "watercolour_env" / "data" / "pool" / "sources"
+SKETCHES = {"small": POOL_SOURCES / "peach-bloom-small.js", "hibiscus_150": POOL_SOURCES / "peach-hibiscus-b.js"}
 GROUP = 8
 
 

@@ -24,17 +24,12 @@ from watercolour_scorer.random_hpsv3 import write_base, write_checkpoint
 from watercolour_scorer.settings import ScorerSettings
 
 BENCH_DIR = Path(__file__).resolve().parent
-PAINTINGS = sorted((BENCH_DIR / "sketches").glob("*.png")) or None
+PAINTINGS = sorted((BENCH_DIR.parent / "services" / "env" / "watercolour_env" / "data" / "pool" / "images").glob("*.png"))
 
 
 def paintings(count: int) -> list[Image.Image]:
-    """Real renders when bench/sketches holds PNGs, else soft synthetic washes of the same size."""
-    from numpy.random import default_rng
-
-    if PAINTINGS:
-        return [Image.open(PAINTINGS[i % len(PAINTINGS)]).convert("RGB") for i in range(count)]
-    rng = default_rng(0)
-    return [Image.fromarray(rng.integers(200, 255, size=(600, 600, 3), dtype="uint8")) for _ in range(count)]
+    """Real 600x600 renders: the project's reference pool."""
+    return [Image.open(PAINTINGS[i % len(PAINTINGS)]).convert("RGB") for i in range(count)]
 
 
 def throughput(backend: Hpsv3Backend, batch: int, repeats: int) -> dict:
@@ -79,7 +74,7 @@ def main(args) -> dict:
         "load_s": round(load_s, 1),
         "throughput": runs,
         "peak_gpu_memory_gib": round(peak, 2) if peak is not None else None,
-        "paintings": "bench/sketches/*.png" if PAINTINGS else "synthetic 600x600",
+        "paintings": "the bundled reference pool (600x600 renders)",
     }
 
 

@@ -20,7 +20,8 @@ from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-SKETCHES = Path(__file__).resolve().parent / "sketches"
+# The project's own hand-written sketches live with its reference pool.
+SKETCHES = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool" / "sources"
 # Short enough that hostile sketches do not stall the suite, long enough for a real sketch.
 TEST_DEADLINE_S = 20.0
 

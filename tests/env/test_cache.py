@@ -15,8 +15,8 @@ from watercolour_shared.redis_cache import RedisCache
 async def test_a_repeat_render_is_a_cache_hit(services):
     seed = fresh_seed()
     renders_before = services.renderer.pool.stats["renders"]
-    first = await services.pipeline.run(sketch("two_shapes.js"), seed)
-    second = await services.pipeline.run(sketch("two_shapes.js"), seed)
+    first = await services.pipeline.run(sketch("two-washes.js"), seed)
+    second = await services.pipeline.run(sketch("two-washes.js"), seed)
     assert (first.cached, second.cached) == (False, True)
     assert second.png_base64 == first.png_base64
     assert second.violations == first.violations
@@ -25,8 +25,8 @@ async def test_a_repeat_render_is_a_cache_hit(services):
 
 async def test_changed_code_misses_the_cache(services):
     seed = fresh_seed()
-    await services.pipeline.run(sketch("two_shapes.js"), seed)
-    changed = await services.pipeline.run(sketch("two_shapes.js").replace("'#b83b5e'", "'#5e3bb8'"), seed)
+    await services.pipeline.run(sketch("two-washes.js"), seed)
+    changed = await services.pipeline.run(sketch("two-washes.js").replace("'#b83b5e'", "'#5e3bb8'"), seed)
     assert changed.cached is False
 
 
@@ -35,8 +35,8 @@ async def test_redis_down_means_no_cache_a_warning_and_correct_answers(services,
     pipeline = RenderPipeline(services.renderer, dead, services.rules, services.settings.max_code_chars)
     seed = fresh_seed()
     with caplog.at_level(logging.WARNING, logger="watercolour_shared.redis_cache"):
-        first = await pipeline.run(sketch("two_shapes.js"), seed)
-        second = await pipeline.run(sketch("two_shapes.js"), seed)
+        first = await pipeline.run(sketch("two-washes.js"), seed)
+        second = await pipeline.run(sketch("two-washes.js"), seed)
     assert first.status == second.status == "passed"
     assert not first.cached and not second.cached
     assert any("Redis cache unavailable" in record.getMessage() for record in caplog.records)
@@ -51,14 +51,14 @@ async def test_unavailable_results_are_never_cached(settings, rules):
     await renderer.start()
     try:
         seeds = [fresh_seed() for _ in range(3)]
-        results = await asyncio.gather(*(pipeline.run(sketch("two_shapes.js"), seed) for seed in seeds))
+        results = await asyncio.gather(*(pipeline.run(sketch("two-washes.js"), seed) for seed in seeds))
     finally:
         await renderer.close()
         await cache.close()
     statuses = [result.status for result in results]
     assert statuses.count("unavailable") == 1, statuses
     refused_seed = seeds[statuses.index("unavailable")]
-    key = render_key(sketch("two_shapes.js").strip("\n"), refused_seed, (600, 600), rules.digest, renderer.version)
+    key = render_key(sketch("two-washes.js").strip("\n"), refused_seed, (600, 600), rules.digest, renderer.version)
     assert redis.Redis.from_url(settings.redis_url).exists(key) == 0
 
 
@@ -67,7 +67,7 @@ async def test_load_dependent_verdicts_are_not_cached(settings, rules):
     renderer = Renderer(quick, rules)
     cache = RedisCache(settings.redis_url, ttl_s=60)
     pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
-    loop = sketch("two_shapes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
+    loop = sketch("two-washes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
     seed = fresh_seed()
     await renderer.start()
     try:

@@ -29,14 +29,14 @@ def test_render_the_example_flower(tmp_path):
 
 def test_gate_failure_exits_1_with_the_violation(tmp_path):
     bad = tmp_path / "bad.js"
-    bad.write_text(sketch("two_shapes.js").replace("brush.circle(300, 300, 90, 0.3);", "brush.hatch(1, 45);"))
+    bad.write_text(sketch("two-washes.js").replace("brush.circle(300, 300, 90, 0.3);", "brush.hatch(1, 45);"))
     done = run("gate", str(bad), "--json")
     assert done.returncode == 1
     assert "offlist_brush_method" in {v["code"] for v in json.loads(done.stdout)["violations"]}
 
 
 def test_reply_from_stdin_with_prose_and_a_fence():
-    reply = f"Here you go:\n```js\n{sketch('two_shapes.js')}\n```\nEnjoy."
+    reply = f"Here you go:\n```js\n{sketch('two-washes.js')}\n```\nEnjoy."
     done = run("gate", "-", "--static", stdin=reply)
     assert done.returncode == 0, done.stdout
     assert done.stdout.startswith("gate passed")
@@ -50,7 +50,7 @@ def test_refusal_on_stdin_is_no_sketch():
 
 def test_invalid_utf8_gets_a_clear_verdict(tmp_path):
     garbled = tmp_path / "garbled.js"
-    garbled.write_bytes(b"\xff\xfe\x00" + sketch("two_shapes.js").encode() + b"\xc3\x28")
+    garbled.write_bytes(b"\xff\xfe\x00" + sketch("two-washes.js").encode() + b"\xc3\x28")
     done = run("gate", str(garbled), "--static", "--json")
     assert done.returncode == 1
     assert json.loads(done.stdout)["violations"][0]["code"] == "syntax_error"
@@ -70,7 +70,7 @@ def test_unreachable_environment_is_an_infrastructure_error():
 
 def test_remote_render_through_a_running_environment(server_url, tmp_path):
     out = tmp_path / "remote.png"
-    done = run("render", str(ROOT / "tests" / "sketches" / "two_shapes.js"), "-o", str(out), "--env-url", server_url)
+    done = run("render", str(ROOT / "tests" / "sketches" / "two-washes.js"), "-o", str(out), "--env-url", server_url)
     assert done.returncode == 0, done.stderr
     assert Image.open(out).size == (600, 600)
 

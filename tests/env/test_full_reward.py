@@ -10,7 +10,7 @@ from tests.shared.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import EpisodeOptions
 
-GROUP = [sketch("two_shapes.js"), sketch("two_shapes.js").replace("'#b83b5e'", "'#3b5eb8'"), "no sketch, sorry"]
+GROUP = [sketch("two-washes.js"), sketch("two-washes.js").replace("'#b83b5e'", "'#3b5eb8'"), "no sketch, sorry"]
 
 
 def expected_total(reward) -> float:

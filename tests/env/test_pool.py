@@ -8,7 +8,7 @@ async def test_browsers_are_replaced_after_n_renders(settings, rules):
     renderer = Renderer(settings.model_copy(update={"browsers": 1, "recycle_after": 2}), rules)
     await renderer.start()
     try:
-        results = [await renderer.render(sketch("two_shapes.js"), seed=seed) for seed in (1, 2, 3)]
+        results = [await renderer.render(sketch("two-washes.js"), seed=seed) for seed in (1, 2, 3)]
         stats = dict(renderer.pool.stats)
     finally:
         await renderer.close()

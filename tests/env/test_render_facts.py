@@ -44,20 +44,20 @@ async def test_allowlist_methods_exist_in_the_library():
 
 
 async def test_same_code_and_seed_paint_the_same_picture(renderer):
-    first = await renderer.render(sketch("two_shapes.js"), seed=11)
-    second = await renderer.render(sketch("two_shapes.js"), seed=11)
+    first = await renderer.render(sketch("two-washes.js"), seed=11)
+    second = await renderer.render(sketch("two-washes.js"), seed=11)
     assert first.status == second.status == "passed"
     assert changed_share(first, second) < SAME_PICTURE_MAX_CHANGED
 
 
 async def test_another_seed_paints_another_picture(renderer):
-    first = await renderer.render(sketch("two_shapes.js"), seed=11)
-    other = await renderer.render(sketch("two_shapes.js"), seed=12)
+    first = await renderer.render(sketch("two-washes.js"), seed=11)
+    other = await renderer.render(sketch("two-washes.js"), seed=12)
     assert changed_share(first, other) > SAME_PICTURE_MAX_CHANGED
 
 
 async def test_png_is_600_square_and_timings_add_up(renderer):
-    result = await renderer.render(sketch("two_shapes.js"), seed=5)
+    result = await renderer.render(sketch("two-washes.js"), seed=5)
     assert Image.open(io.BytesIO(base64.b64decode(result.png_base64))).size == (600, 600)
     timings = result.timings
     assert timings.load_ms > 0 and timings.draw_ms > 0 and timings.readback_ms > 0

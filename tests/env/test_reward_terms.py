@@ -14,7 +14,7 @@ REFUSAL = "I would rather not paint today."
 
 async def test_hps_only_mix_scores_through_the_scorer(env_with_scorer_url):
     async with EnvClient(env_with_scorer_url) as client:
-        passed, refused = await client.evaluate([sketch("two_shapes.js"), REFUSAL], seed=fresh_seed())
+        passed, refused = await client.evaluate([sketch("two-washes.js"), REFUSAL], seed=fresh_seed())
     assert passed.reward.hps is not None and 0 < passed.reward.hps < 1
     assert passed.reward.judge is None  # weight 0: never computed
     assert passed.reward.total == pytest.approx(0.05 + 0.05 * passed.reward.length + 0.90 * passed.reward.hps)
@@ -29,7 +29,7 @@ async def test_health_says_which_terms_are_configured_and_reachable(env_with_sco
 
 async def test_a_judge_weight_without_a_judge_makes_the_reward_unavailable(env_with_scorer_url):
     async with EnvClient(env_with_scorer_url) as client:
-        [item] = await client.evaluate([sketch("two_shapes.js")], seed=fresh_seed(), options=EpisodeOptions(mix="hps-led"))
+        [item] = await client.evaluate([sketch("two-washes.js")], seed=fresh_seed(), options=EpisodeOptions(mix="hps-led"))
     assert item.reward.hps is not None
     assert item.reward.total is None and "judge" in item.reward.unavailable_reason
 
@@ -44,9 +44,9 @@ async def test_a_scorer_that_is_down_makes_the_hps_reward_unavailable_never_zero
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         assert httpx.get(f"{url}/health").json()["terms_reachable"]["hps"] is False
         async with EnvClient(url) as client:
-            [item] = await client.evaluate([sketch("two_shapes.js")], seed=fresh_seed())
+            [item] = await client.evaluate([sketch("two-washes.js")], seed=fresh_seed())
             [gate_only] = await client.evaluate(
-                [sketch("two_shapes.js")], options=EpisodeOptions(weights=MixWeights(gate=1, length=0, judge=0, hps=0))
+                [sketch("two-washes.js")], options=EpisodeOptions(weights=MixWeights(gate=1, length=0, judge=0, hps=0))
             )
     assert item.render.status == "passed"
     assert item.reward.total is None and "hps" in item.reward.unavailable_reason

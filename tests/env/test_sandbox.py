@@ -23,7 +23,7 @@ def codes(result) -> set[V]:
 
 
 async def test_a_plain_sketch_paints(renderer):
-    result = await renderer.render(sketch("two_shapes.js"), seed=1)
+    result = await renderer.render(sketch("two-washes.js"), seed=1)
     assert result.status == "passed", result.violations
     assert result.paint_fraction > 0.005
     assert result.brush_calls["circle"] == 1
@@ -147,7 +147,7 @@ async def test_endless_loop_is_killed_and_the_next_render_is_clean(renderer, set
     result = await renderer.render(draw("while (true) {} brush.circle(1, 1, 1);"), seed=1)
     assert codes(result) == {V.RENDER_TIMEOUT}
     assert renderer.pool.stats["killed"] == killed_before + 1
-    follow_up = await renderer.render(sketch("two_shapes.js"), seed=2)
+    follow_up = await renderer.render(sketch("two-washes.js"), seed=2)
     assert follow_up.status == "passed"
     assert follow_up.timings.total_ms < settings.render_deadline_s * 1000 / 2
 
@@ -156,7 +156,7 @@ async def test_memory_bomb_is_stopped_and_the_next_render_is_clean(renderer):
     bomb = "const hoard = []; while (true) { hoard.push({ a: [1, 2, 3], b: 'x' + hoard.length }); }"
     result = await renderer.render(draw(bomb), seed=1)
     assert codes(result) == {V.MEMORY_LIMIT}
-    follow_up = await renderer.render(sketch("two_shapes.js"), seed=3)
+    follow_up = await renderer.render(sketch("two-washes.js"), seed=3)
     assert follow_up.status == "passed"
 
 
@@ -171,5 +171,5 @@ async def test_thousands_of_shapes_get_an_answer_and_leave_the_pool_healthy(rend
     many = "for (let i = 0; i < 3000; i++) { brush.circle(50 + (i * 37) % 500, 50 + (i * 53) % 500, 4); }"
     result = await renderer.render(draw(many), seed=1)
     assert result.status in ("passed", "failed")
-    follow_up = await renderer.render(sketch("two_shapes.js"), seed=4)
+    follow_up = await renderer.render(sketch("two-washes.js"), seed=4)
     assert follow_up.status == "passed"

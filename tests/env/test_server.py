@@ -18,7 +18,7 @@ MEGABYTE = "function setup() { createCanvas(600, 600, WEBGL); }\n" + "brush.circ
 
 
 def recoloured(colour: str) -> str:
-    return sketch("two_shapes.js").replace("'#b83b5e'", f"'{colour}'")
+    return sketch("two-washes.js").replace("'#b83b5e'", f"'{colour}'")
 
 
 async def test_health_reports_what_works(server_url):
@@ -32,8 +32,8 @@ async def test_health_reports_what_works(server_url):
 
 async def test_stateless_render(server_url):
     async with EnvClient(server_url) as client:
-        result = await client.render(sketch("two_shapes.js"), seed=21)
-        without_png = await client.render(sketch("two_shapes.js"), seed=21, include_png=False)
+        result = await client.render(sketch("two-washes.js"), seed=21)
+        without_png = await client.render(sketch("two-washes.js"), seed=21, include_png=False)
     assert result.passed and result.png_base64
     assert without_png.cached and without_png.png_base64 is None
 
@@ -57,8 +57,8 @@ async def test_per_request_weights_apply_without_a_restart(server_url):
         from watercolour_shared.render_wire import EpisodeOptions
 
         explicit = EpisodeOptions(weights=MixWeights(gate=0.5, length=0.5, judge=0, hps=0))
-        [scored] = await client.evaluate([sketch("two_shapes.js")], seed=41, options=explicit)
-        [judged] = await client.evaluate([sketch("two_shapes.js")], seed=41, options=EpisodeOptions(mix="judge-led"))
+        [scored] = await client.evaluate([sketch("two-washes.js")], seed=41, options=explicit)
+        [judged] = await client.evaluate([sketch("two-washes.js")], seed=41, options=EpisodeOptions(mix="judge-led"))
     assert scored.reward.total == pytest.approx(0.5 + 0.5 * scored.reward.length)
     assert judged.reward.total is None
     assert "judge" in judged.reward.unavailable_reason
@@ -68,10 +68,10 @@ async def test_openenv_http_reset_and_step(server_url):
     options = {"subject": "a blue iris", "mix": "hps-only"}
     reset = httpx.post(f"{server_url}/reset", json={"seed": 3, "options": options}).json()
     assert reset["observation"]["prompt"] == "Paint a blue iris in loose watercolour."
-    step = httpx.post(f"{server_url}/step", json={"action": {"reply": sketch("two_shapes.js")}}, timeout=60).json()
+    step = httpx.post(f"{server_url}/step", json={"action": {"reply": sketch("two-washes.js")}}, timeout=60).json()
     assert step["done"] is True
     assert step["observation"]["status"] == "passed"
-    assert step["reward"] == pytest.approx(0.05)  # two_shapes is below the length term's 150 tokens
+    assert step["reward"] == pytest.approx(0.05)  # two-washes is below the length term's 150 tokens
 
 
 async def test_openenv_session_keeps_its_episode_settings(server_url):
@@ -79,14 +79,14 @@ async def test_openenv_session_keeps_its_episode_settings(server_url):
         await env.reset(
             seed=5, options={"subject": "a white magnolia", "weights": {"gate": 1, "length": 0, "judge": 0, "hps": 0}}
         )
-        result = await env.step(WatercolourAction(reply=sketch("two_shapes.js"), include_png=True))
+        result = await env.step(WatercolourAction(reply=sketch("two-washes.js"), include_png=True))
         state = await env.state()
     assert result.reward == pytest.approx(1.0)
     assert result.observation.render.png_base64
     assert state.subject == "a white magnolia" and state.step_count == 1
     async with WatercolourEnv(base_url=server_url) as env:
         await env.reset(seed=5, options={"mix": "judge-led"})
-        judged = await env.step(WatercolourAction(reply=sketch("two_shapes.js")))
+        judged = await env.step(WatercolourAction(reply=sketch("two-washes.js")))
     assert judged.reward is None
     assert "judge" in judged.observation.unavailable_reason
 
@@ -142,10 +142,10 @@ def test_malformed_requests_are_refused_with_a_reason(server_url, name):
 
 async def test_200_concurrent_requests_all_answered_and_the_server_stays_healthy(server_url):
     async with httpx.AsyncClient(base_url=server_url, timeout=120) as http:
-        warm = await http.post("/render", json={"reply": sketch("two_shapes.js"), "seed": 51})
+        warm = await http.post("/render", json={"reply": sketch("two-washes.js"), "seed": 51})
         assert warm.json()["status"] == "passed"
         bad = [reply for reply, _ in BAD_REPLIES.values()]
-        bodies = [{"reply": sketch("two_shapes.js"), "seed": 51} if i % 2 else {"reply": bad[i % 4]} for i in range(200)]
+        bodies = [{"reply": sketch("two-washes.js"), "seed": 51} if i % 2 else {"reply": bad[i % 4]} for i in range(200)]
         answers = await asyncio.gather(*(http.post("/render", json=body) for body in bodies))
         assert [a.status_code for a in answers] == [200] * 200
         assert all(a.json()["status"] == ("passed" if i % 2 else "failed") for i, a in enumerate(answers))
@@ -156,7 +156,7 @@ async def test_200_concurrent_requests_all_answered_and_the_server_stays_healthy
 
 
 async def test_a_hanging_sketch_does_not_stop_other_renders(server_url):
-    loop = sketch("two_shapes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
+    loop = sketch("two-washes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
     async with httpx.AsyncClient(base_url=server_url, timeout=120) as http:
         hanging = asyncio.ensure_future(http.post("/render", json={"reply": loop, "seed": fresh_seed()}))
         await asyncio.sleep(0.5)
