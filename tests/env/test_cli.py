@@ -7,7 +7,7 @@ import sys
 
 from PIL import Image
 
-from tests.conftest import ROOT, free_port, sketch
+from tests.conftest import ROOT, SKETCHES, free_port, sketch
 
 WATERCOLOUR = shutil.which("watercolour", path=str(ROOT / ".venv" / "bin")) or shutil.which("watercolour")
 
@@ -70,7 +70,7 @@ def test_unreachable_environment_is_an_infrastructure_error():
 
 def test_remote_render_through_a_running_environment(server_url, tmp_path):
     out = tmp_path / "remote.png"
-    done = run("render", str(ROOT / "tests" / "sketches" / "two-washes.js"), "-o", str(out), "--env-url", server_url)
+    done = run("render", str(SKETCHES / "two-washes.js"), "-o", str(out), "--env-url", server_url)
     assert done.returncode == 0, done.stderr
     assert Image.open(out).size == (600, 600)
 
