@@ -27,6 +27,7 @@ async def test_judge_led_mix_adds_every_term(full_reward_env_url):
         assert reward.total == pytest.approx(expected_total(reward))
         judged = reward.details["judge"]
         assert judged["judge"] == "offline-judge"
+        assert judged["ms"] > 0 and reward.details["hps"]["ms"] > 0
         assert sorted(c["tier"] for c in judged["comparisons"]) == ["love", "love", "okay", "okay"]
         assert all(c["candidate_as_a"]["reason"] for c in judged["comparisons"])
     same_step = [[c["reference_id"] for c in r.details["judge"]["comparisons"]] for r in (first, second)]

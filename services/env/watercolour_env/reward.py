@@ -9,6 +9,7 @@ reason, so a heavy term can never vanish silently.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,6 +44,12 @@ class RewardAssembler:
 
     async def reachable_terms(self) -> dict[str, bool]:
         return {term: term in self.scorers and await self.scorers[term].reachable() for term in ("judge", "hps")}
+
+    async def _timed(self, term: str, result: RenderResult, subject: str, seed: int) -> TermScore:
+        started = time.perf_counter()
+        scored = await self.scorers[term].score(result, subject, seed)
+        scored.details["ms"] = round((time.perf_counter() - started) * 1000, 1)
+        return scored
 
     async def close(self) -> None:
         for scorer in self.scorers.values():
