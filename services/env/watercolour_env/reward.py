@@ -64,9 +64,8 @@ class RewardAssembler:
         terms, details = TermScores(), {}
         if result.passed:
             active = [term for term in ("judge", "hps") if weights.active(term) and term in self.scorers]
-            scored = dict(
-                zip(active, await asyncio.gather(*(self.scorers[t].score(result, subject, seed) for t in active)), strict=True)
-            )
+            results = await asyncio.gather(*(self._timed(term, result, subject, seed) for term in active))
+            scored = dict(zip(active, results, strict=True))
             terms = TermScores(**{term: value.score for term, value in scored.items()})
             details = {term: value.details for term, value in scored.items()}
         mixed = mix_reward(result.passed, length, terms, weights)
