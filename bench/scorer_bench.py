@@ -32,16 +32,21 @@ def paintings(count: int) -> list[Image.Image]:
     return [Image.open(PAINTINGS[i % len(PAINTINGS)]).convert("RGB") for i in range(count)]
 
 
+def _synchronise(torch) -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def throughput(backend: Hpsv3Backend, batch: int, repeats: int) -> dict:
     import torch
 
     images, prompts = paintings(batch), ["a loose watercolour flower"] * batch
     backend.score_batch(images, prompts)  # warm-up
-    torch.cuda.synchronize() if torch.cuda.is_available() else None
+    _synchronise(torch)
     started = time.perf_counter()
     for _ in range(repeats):
         backend.score_batch(images, prompts)
-    torch.cuda.synchronize() if torch.cuda.is_available() else None
+    _synchronise(torch)
     seconds = (time.perf_counter() - started) / repeats
     return {"batch": batch, "seconds_per_pass": round(seconds, 4), "images_per_s": round(batch / seconds, 1)}
 

@@ -149,15 +149,15 @@ def hpsv3_scorer_url(tiny_hpsv3):
         yield url
 
 
+def scored_env(scorer_url: str, **settings: str) -> dict[str, str]:
+    """Environment settings whose HPSv3 term is the (heuristic) scoring service at `scorer_url`."""
+    return {"WATERCOLOUR_SCORER_URL": scorer_url, "WATERCOLOUR_SCORER_TOKEN": "test-token", **settings}
+
+
 @pytest.fixture(scope="session")
 def env_with_scorer_url(scorer_url):
     """An environment server whose HPSv3 term is the (heuristic) scoring service."""
-    settings = {
-        "WATERCOLOUR_BROWSERS": "1",
-        "WATERCOLOUR_SCORER_URL": scorer_url,
-        "WATERCOLOUR_SCORER_TOKEN": "test-token",
-        "WATERCOLOUR_MIX": "hps-only",
-    }
+    settings = scored_env(scorer_url, WATERCOLOUR_BROWSERS="1", WATERCOLOUR_MIX="hps-only")
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url
 
@@ -168,13 +168,12 @@ BUNDLED_POOL = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool"
 @pytest.fixture(scope="session")
 def full_reward_env_url(scorer_url):
     """An environment with every term: the offline judge on the bundled pool, and the heuristic scorer."""
-    settings = {
-        "WATERCOLOUR_BROWSERS": "2",
-        "WATERCOLOUR_SCORER_URL": scorer_url,
-        "WATERCOLOUR_SCORER_TOKEN": "test-token",
-        "WATERCOLOUR_JUDGE": "offline",
-        "WATERCOLOUR_POOL_PATH": str(BUNDLED_POOL),
-        "WATERCOLOUR_MIX": "judge-led",
-    }
+    settings = scored_env(
+        scorer_url,
+        WATERCOLOUR_BROWSERS="2",
+        WATERCOLOUR_JUDGE="offline",
+        WATERCOLOUR_POOL_PATH=str(BUNDLED_POOL),
+        WATERCOLOUR_MIX="judge-led",
+    )
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import io
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
 PAPER = (246, 241, 231)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
 
 
 def png(image: Image.Image) -> bytes:

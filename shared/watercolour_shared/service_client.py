@@ -46,7 +46,7 @@ class ServiceClient:
     async def health(self) -> dict:
         return (await self._request("GET", "/health")).json()
 
-    async def probe(self, path: str, timeout_s: float = 5.0) -> bool:
+    async def probe(self, path: str, timeout_s: float = 2.0) -> bool:
         """One quick GET, no retries: for health pages, which must answer fast."""
         try:
             response = await self._http.get(path, timeout=timeout_s)

@@ -5,6 +5,7 @@ import httpx
 import pytest
 
 from tests.conftest import free_port, fresh_seed, running_service, sketch
+from tests.shared.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights
@@ -51,3 +52,15 @@ async def test_a_scorer_that_is_down_makes_the_hps_reward_unavailable_never_zero
     assert item.render.status == "passed"
     assert item.reward.total is None and "hps" in item.reward.unavailable_reason
     assert gate_only.reward.total == pytest.approx(1.0)  # weight 0: the dead scorer is never asked
+
+
+async def test_a_scorer_answering_nonsense_makes_the_term_unavailable_not_the_group():
+    with ScriptedServer([(200, {"unexpected": "shape"}, 0)]) as scorer:
+        settings = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_SCORER_URL": scorer.url, "WATERCOLOUR_MIX": "hps-only"}
+        with running_service("watercolour_env.server.app", settings, "/health") as url:
+            async with EnvClient(url) as client:
+                passed, refused = await client.evaluate([sketch("two-washes.js"), REFUSAL], seed=fresh_seed())
+    assert passed.render.status == "passed"
+    assert passed.reward.total is None and "hps" in passed.reward.unavailable_reason
+    assert "ValidationError" in passed.reward.details["hps"]["error"]
+    assert refused.reward.total == 0.0

@@ -3,7 +3,6 @@ forward pass, mu/sigma out) on a tiny random-initialised model, in the scorer's 
 environment, over real HTTP."""
 
 import asyncio
-import base64
 import json
 import os
 import subprocess
@@ -13,11 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import SCORER_PYTHON, free_port, fresh_seed
-from tests.pictures import blank_sheet, hard_blob, soft_wash
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
+from tests.pictures import b64, blank_sheet, hard_blob, soft_wash
 
 
 def score(url: str, pngs: list[bytes], prompt: str) -> dict:

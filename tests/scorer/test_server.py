@@ -1,7 +1,6 @@
 """The scoring service as a real process over real HTTP (heuristic backend)."""
 
 import asyncio
-import base64
 import json
 import socket
 import struct
@@ -11,13 +10,9 @@ import httpx
 import pytest
 
 from tests.conftest import fresh_seed
-from tests.pictures import blank_sheet, hard_blob, soft_wash
+from tests.pictures import b64, blank_sheet, hard_blob, soft_wash
 
 AUTH = {"authorization": "Bearer test-token"}
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
 
 
 def header_only_png(width: int, height: int) -> bytes:

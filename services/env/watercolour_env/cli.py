@@ -18,7 +18,7 @@ import logging
 import sys
 from pathlib import Path
 
-from watercolour_shared.env_client import EnvClient, EnvUnavailable
+from watercolour_shared.env_client import EnvClient, EnvRejected, EnvUnavailable
 from watercolour_shared.length import length_score
 from watercolour_shared.render_wire import RenderResult
 
@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(_evaluate(reply, args))
     except EnvUnavailable as error:
         print(f"watercolour: environment unavailable: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except EnvRejected as error:
+        print(f"watercolour: the environment refused the request: {error}", file=sys.stderr)
         return EXIT_ERROR
     if result.status == "unavailable":
         print(f"watercolour: render unavailable: {result.unavailable_reason}", file=sys.stderr)

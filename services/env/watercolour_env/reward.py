@@ -9,6 +9,7 @@ reason, so a heavy term can never vanish silently.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -16,6 +17,8 @@ from typing import Protocol
 from watercolour_shared.length import length_score
 from watercolour_shared.render_wire import RenderResult, RewardBreakdown
 from watercolour_shared.reward import MixWeights, TermScores, mix_reward
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -43,11 +46,20 @@ class RewardAssembler:
         return {term: term in self.scorers for term in ("judge", "hps")}
 
     async def reachable_terms(self) -> dict[str, bool]:
-        return {term: term in self.scorers and await self.scorers[term].reachable() for term in ("judge", "hps")}
+        """Probed together, each with a short timeout, so /health answers within a few seconds."""
+        probed = list(self.scorers)
+        answers = await asyncio.gather(*(self.scorers[term].reachable() for term in probed))
+        reachable = dict(zip(probed, answers, strict=True))
+        return {term: reachable.get(term, False) for term in ("judge", "hps")}
 
     async def _timed(self, term: str, result: RenderResult, subject: str, seed: int) -> TermScore:
+        """Any failure of a term's backend makes that term unavailable, never 0, and never fails the group."""
         started = time.perf_counter()
-        scored = await self.scorers[term].score(result, subject, seed)
+        try:
+            scored = await self.scorers[term].score(result, subject, seed)
+        except Exception as error:  # noqa: BLE001
+            log.warning("the %s term failed: %s", term, error)
+            scored = TermScore(None, {"error": f"{type(error).__name__}: {error}"})
         scored.details["ms"] = round((time.perf_counter() - started) * 1000, 1)
         return scored
 

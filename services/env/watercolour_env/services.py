@@ -88,6 +88,7 @@ def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> dict:
     if judge is not None:
         try:
             pool = _pool(settings)
+            pool.sample(settings.judge_mix, settings.judge_references, seed=0)  # the mix must fit the pool
         except Exception as error:  # noqa: BLE001 - reported as a term that is not configured
             log.error("the reference pool could not be loaded, so the judge term is off: %s", error)
         else:

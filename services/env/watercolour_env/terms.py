@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import base64
-import logging
 
 from watercolour_env.judge.pairwise import PairwiseJudge
 from watercolour_env.judge.pool import ReferencePool
 from watercolour_env.reward import TermScore
 from watercolour_shared.render_wire import RenderResult
-from watercolour_shared.scorer_client import ScorerClient, ScorerRejected, ScorerUnavailable
-
-log = logging.getLogger(__name__)
+from watercolour_shared.scorer_client import ScorerClient
 
 
 class HpsTerm:
@@ -23,11 +20,7 @@ class HpsTerm:
         self.prompt = prompt
 
     async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
-        try:
-            response = await self.client.score([base64.b64decode(result.png_base64 or "")], self.prompt)
-        except (ScorerUnavailable, ScorerRejected) as error:
-            log.warning("HPSv3 term unavailable: %s", error)
-            return TermScore(None, {"error": str(error)})
+        response = await self.client.score([base64.b64decode(result.png_base64 or "")], self.prompt)
         [image] = response.scores
         details = {"mu": image.mu, "sigma": image.sigma, "backend": response.backend, "model_version": response.model_version}
         return TermScore(image.score, details)

@@ -37,16 +37,18 @@ def from_base64(text: str, index: int) -> bytes:
 def check_png(data: bytes, index: int, max_side: int) -> CheckedImage:
     if not data.startswith(PNG_SIGNATURE):
         raise BadImage(f"image {index} is not a PNG")
+    too_large = f"the limit is {max_side} pixels a side"
     try:
-        image = Image.open(io.BytesIO(data))
-        width, height = image.size  # read from the header: nothing decoded yet
-        if width > max_side or height > max_side:
-            raise BadImage(f"image {index} is {width}x{height}; the limit is {max_side} pixels a side", status=413)
-        image = image.convert("RGB")
-    except BadImage:
-        raise
+        image = Image.open(io.BytesIO(data))  # reads the header only
     except Image.DecompressionBombError:
-        raise BadImage(f"image {index} has too many pixels; the limit is {max_side} pixels a side", status=413) from None
+        raise BadImage(f"image {index} has too many pixels; {too_large}", status=413) from None
     except (OSError, SyntaxError, ValueError) as error:
         raise BadImage(f"image {index} cannot be decoded: {error}") from None
-    return CheckedImage(digest=hashlib.sha256(data).hexdigest(), image=image)
+    width, height = image.size
+    if width > max_side or height > max_side:
+        raise BadImage(f"image {index} is {width}x{height}; {too_large}", status=413)
+    try:
+        rgb = image.convert("RGB")
+    except (OSError, SyntaxError, ValueError) as error:
+        raise BadImage(f"image {index} cannot be decoded: {error}") from None
+    return CheckedImage(digest=hashlib.sha256(data).hexdigest(), image=rgb)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -40,8 +41,11 @@ def library_files(assets_dir: Path) -> dict[str, PageFile]:
 
 @cache
 def library_versions(assets_dir: Path) -> str:
+    """Library versions and a digest of every served file: a changed byte changes every cache key."""
     versions = [json.loads((assets_dir / pkg / "package.json").read_text())["version"] for pkg in ("p5", "p5.brush")]
-    return f"p5@{versions[0]}+p5.brush@{versions[1]}"
+    served = library_files(assets_dir)
+    digest = hashlib.sha256(b"".join(served[name].body for name in sorted(served))).hexdigest()[:12]
+    return f"p5@{versions[0]}+p5.brush@{versions[1]}+sandbox@{digest}"
 
 
 def sketch_files(code: str, config: dict) -> dict[str, PageFile]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import time
 
 from watercolour_env.gate.rules import GateRules
@@ -34,10 +33,8 @@ class Renderer:
     @property
     def version(self) -> str:
         """Libraries, sandbox files, browser and GL path; part of every render cache key."""
-        served = library_files(self.settings.assets_dir)
-        digest = hashlib.sha256(b"".join(served[name].body for name in sorted(served))).hexdigest()[:12]
         browser = f"chromium@{self.pool.browser_version}+gl@{self.settings.chromium_gl}"
-        return f"{library_versions(self.settings.assets_dir)}+sandbox@{digest}+{browser}"
+        return f"{library_versions(self.settings.assets_dir)}+{browser}"
 
     async def start(self) -> None:
         library_files(self.settings.assets_dir)  # fail at start-up, not on the first request
