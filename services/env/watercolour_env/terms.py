@@ -13,7 +13,8 @@ from watercolour_shared.scorer_client import ScorerClient
 
 class HpsTerm:
     """HPSv3 through the scoring service. The scorer's micro-batcher merges the
-    concurrent calls of one group into few forward passes. None when it cannot answer."""
+    concurrent calls of one group into few forward passes. When the scorer cannot
+    answer this raises, and the assembler records the term as unavailable."""
 
     def __init__(self, client: ScorerClient, prompt: str):
         self.client = client
