@@ -72,6 +72,7 @@ class EpisodeOptions(BaseModel):
     subject: str = "a peach hibiscus"
     weights: MixWeights | None = None
     mix: str | None = Field(None, description="preset name; explicit weights win")
+    references: int | None = Field(None, ge=1, le=16, description="judge references per rollout; the env's default if unset")
 
 
 class RewardBreakdown(BaseModel):

@@ -27,6 +27,7 @@ async def test_judge_led_mix_adds_every_term(full_reward_env_url):
         assert reward.total == pytest.approx(expected_total(reward))
         judged = reward.details["judge"]
         assert judged["judge"] == "offline-judge"
+        assert judged["pool"] == str(BUNDLED_POOL)  # which references a verdict came from
         assert judged["ms"] > 0 and reward.details["hps"]["ms"] > 0
         assert sorted(c["tier"] for c in judged["comparisons"]) == ["love", "love", "okay", "okay"]
         assert all(c["candidate_as_a"]["reason"] for c in judged["comparisons"])
@@ -46,6 +47,14 @@ async def test_health_lists_both_terms(full_reward_env_url):
     health = httpx.get(f"{full_reward_env_url}/health").json()
     assert health["terms_configured"] == {"judge": True, "hps": True}
     assert health["terms_reachable"] == {"judge": True, "hps": True}
+    assert health["terms"]["judge"]["pool"] == str(BUNDLED_POOL)
+    assert health["terms"]["judge"]["references"] == 4 and sum(health["terms"]["judge"]["tiers"].values()) > 0
+
+
+async def test_an_episode_can_ask_for_fewer_references(full_reward_env_url):
+    async with EnvClient(full_reward_env_url) as client:
+        [item] = await client.evaluate(GROUP[:1], seed=fresh_seed(), options=EpisodeOptions(references=2))
+    assert sorted(c["tier"] for c in item.reward.details["judge"]["comparisons"]) == ["love", "okay"]
 
 
 def serving(settings: dict[str, str]):

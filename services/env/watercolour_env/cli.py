@@ -4,6 +4,9 @@
   watercolour gate SKETCH [--json] [--seed N] [--static] [--env-url URL]
   watercolour serve
 
+Other installed watercolour packages add their own commands (gallery, pool,
+paint, spaces, ...) through the `watercolour.commands` entry-point group.
+
 SKETCH is a .js file or a saved model reply; `-` reads stdin. Exit status:
 0 the gate passed, 1 it failed, 2 a usage or infrastructure error.
 """
@@ -16,6 +19,7 @@ import base64
 import json
 import logging
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from watercolour_shared.env_client import EnvClient, EnvRejected, EnvUnavailable
@@ -29,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if hasattr(args, "run"):
+        return args.run(args)
     if args.command == "serve":
         from watercolour_env.server.app import main as serve
 
@@ -70,6 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     commands.choices["render"].add_argument("-o", "--output", required=True, help="where to write the PNG")
     commands.choices["gate"].add_argument("--static", action="store_true", help="source checks only, no render")
     commands.add_parser("serve", help="run the environment server (settings from WATERCOLOUR_* variables)")
+    # A plugin's `add_commands(subparsers)` adds its parsers and sets `run=function(args) -> exit code`.
+    for plugin in entry_points(group="watercolour.commands"):
+        plugin.load()(commands)
     return parser
 
 

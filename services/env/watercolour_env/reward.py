@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from watercolour_shared.length import length_score
-from watercolour_shared.render_wire import RenderResult, RewardBreakdown
+from watercolour_shared.render_wire import EpisodeOptions, RenderResult, RewardBreakdown
 from watercolour_shared.reward import MixWeights, TermScores, mix_reward
 
 log = logging.getLogger(__name__)
@@ -28,8 +28,11 @@ class TermScore:
 
 
 class TermScorer(Protocol):
-    async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
+    async def score(self, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
         """Score one passed painting; `seed` is the step's, so a group shares its references."""
+
+    def describe(self) -> dict:
+        """What a user needs to know about the backend: which judge and pool, which prompt."""
 
     async def reachable(self) -> bool:
         """Whether the backend answers now (for /health and start-up checks)."""
@@ -45,6 +48,9 @@ class RewardAssembler:
     def configured_terms(self) -> dict[str, bool]:
         return {term: term in self.scorers for term in ("judge", "hps")}
 
+    def described_terms(self) -> dict[str, dict]:
+        return {term: scorer.describe() for term, scorer in self.scorers.items()}
+
     async def reachable_terms(self) -> dict[str, bool]:
         """Probed together, each with a short timeout, so /health answers within a few seconds."""
         probed = list(self.scorers)
@@ -52,11 +58,11 @@ class RewardAssembler:
         reachable = dict(zip(probed, answers, strict=True))
         return {term: reachable.get(term, False) for term in ("judge", "hps")}
 
-    async def _timed(self, term: str, result: RenderResult, subject: str, seed: int) -> TermScore:
+    async def _timed(self, term: str, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
         """Any failure of a term's backend makes that term unavailable, never 0, and never fails the group."""
         started = time.perf_counter()
         try:
-            scored = await self.scorers[term].score(result, subject, seed)
+            scored = await self.scorers[term].score(result, episode, seed)
         except Exception as error:  # noqa: BLE001
             log.warning("the %s term failed: %s", term, error)
             scored = TermScore(None, {"error": f"{type(error).__name__}: {error}"})
@@ -67,7 +73,7 @@ class RewardAssembler:
         for scorer in self.scorers.values():
             await scorer.close()
 
-    async def assess(self, result: RenderResult, weights: MixWeights, subject: str, seed: int) -> RewardBreakdown:
+    async def assess(self, result: RenderResult, weights: MixWeights, episode: EpisodeOptions, seed: int) -> RewardBreakdown:
         length = length_score(result.code or "")
         if result.status == "unavailable":
             return RewardBreakdown(
@@ -76,7 +82,7 @@ class RewardAssembler:
         terms, details = TermScores(), {}
         if result.passed:
             active = [term for term in ("judge", "hps") if weights.active(term) and term in self.scorers]
-            results = await asyncio.gather(*(self._timed(term, result, subject, seed) for term in active))
+            results = await asyncio.gather(*(self._timed(term, result, episode, seed) for term in active))
             scored = dict(zip(active, results, strict=True))
             terms = TermScores(**{term: value.score for term, value in scored.items()})
             details = {term: value.details for term, value in scored.items()}

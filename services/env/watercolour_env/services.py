@@ -71,7 +71,7 @@ class EnvServices:
             log.exception("render pipeline failed")
             result = RenderResult(status="unavailable", unavailable_reason=f"internal error: {error}")
         weights = resolve_weights(self.settings.default_weights(), options.mix, options.weights)
-        reward = await self.rewards.assess(result, weights, options.subject, seed)
+        reward = await self.rewards.assess(result, weights, options, seed)
         return Evaluation(render=result, reward=reward)
 
     async def evaluate_group(self, replies: list[str], seed: int, options: EpisodeOptions) -> list[Evaluation]:

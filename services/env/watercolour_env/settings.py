@@ -49,7 +49,7 @@ class EnvSettings(BaseSettings):
     judge_mix: dict[str, float] = Field({"love": 2, "okay": 2}, description='JSON, e.g. {"love": 2, "okay": 2}')
     pool_path: Path | None = Field(None, description="a local pool folder; wins over the Hub pool")
     pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
-    pool_revision: str = Field("main", description="pin a commit for reproducible runs")
+    pool_revision: str = Field("main", description="a 40-hex commit for reproducible runs; a branch floats (warned at load)")
     # The reward mix: a preset, then the recipe's per-term variables override it.
     mix: str = Field("judge-led", description="judge-led | hps-led | hps-only")
     gate_weight: float | None = Field(None, ge=0)

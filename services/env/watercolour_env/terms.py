@@ -7,7 +7,7 @@ import base64
 from watercolour_env.judge.pairwise import PairwiseJudge
 from watercolour_env.judge.pool import ReferencePool
 from watercolour_env.reward import TermScore
-from watercolour_shared.render_wire import RenderResult
+from watercolour_shared.render_wire import EpisodeOptions, RenderResult
 from watercolour_shared.scorer_client import ScorerClient
 
 
@@ -20,11 +20,14 @@ class HpsTerm:
         self.client = client
         self.prompt = prompt
 
-    async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
+    async def score(self, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
         response = await self.client.score([base64.b64decode(result.png_base64 or "")], self.prompt)
         [image] = response.scores
         details = {"mu": image.mu, "sigma": image.sigma, "backend": response.backend, "model_version": response.model_version}
         return TermScore(image.score, details)
+
+    def describe(self) -> dict:
+        return {"prompt": self.prompt}
 
     async def reachable(self) -> bool:
         return await self.client.probe("/ready")
@@ -43,14 +46,18 @@ class JudgeTerm:
         self.mix = mix
         self.count = count
 
-    async def score(self, result: RenderResult, subject: str, seed: int) -> TermScore:
-        references = self.pool.sample(self.mix, self.count, seed)
+    async def score(self, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
+        references = self.pool.sample(self.mix, episode.references or self.count, seed)
         outcome = await self.pairwise.score(base64.b64decode(result.png_base64 or ""), references)
         details = outcome.model_dump(mode="json")
         details["judge"] = self.pairwise.judge.name
+        details["pool"] = self.pool.origin
         agreed = [c.orders_agree for c in outcome.comparisons if c.orders_agree is not None]
         details["order_agreement"] = sum(agreed) / len(agreed) if agreed else None
         return TermScore(outcome.score, details)
+
+    def describe(self) -> dict:
+        return {"judge": self.pairwise.judge.name, "pool": self.pool.origin, "tiers": self.pool.tiers(), "references": self.count}
 
     async def reachable(self) -> bool:
         reachable = getattr(self.pairwise.judge, "reachable", None)

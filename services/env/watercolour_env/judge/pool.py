@@ -1,6 +1,6 @@
 """The graded reference pool: loaded from a local imagefolder or a Hub dataset at a
-pinned revision, validated on load, and sampled by a tier mix with a caller's seed
-(all rollouts of one step face the same references).
+revision resolved to its commit, validated on load, and sampled by a tier mix with a
+caller's seed (all rollouts of one step face the same references).
 
 Layout: `metadata.jsonl` (one JSON object a line: `file_name`, `tier`, `subject`,
 and optionally `source`, `generator`, `hpsv3_mu`, `paint_coverage`) beside `images/`.
@@ -9,7 +9,9 @@ and optionally `source`, `generator`, `hpsv3_mu`, `paint_coverage`) beside `imag
 from __future__ import annotations
 
 import json
+import logging
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,9 @@ from watercolour_env.judge.pairwise import Reference
 TIERS = ("love", "okay", "meh", "nope")
 DEFAULT_MIX = {"love": 2, "okay": 2}
 BUNDLED_POOL = Path(__file__).resolve().parent.parent / "data" / "pool"
+COMMIT = re.compile(r"[0-9a-f]{40}")
+
+log = logging.getLogger(__name__)
 
 
 class PoolError(ValueError):
@@ -51,13 +56,21 @@ class ReferencePool:
         return cls(entries, origin=str(folder))
 
     @classmethod
-    def from_hub(cls, repo_id: str, revision: str) -> ReferencePool:
-        """A Hub dataset at a pinned revision, downloaded once into the Hub cache (HF_HOME)."""
-        from huggingface_hub import snapshot_download
-
-        folder = snapshot_download(repo_id=repo_id, repo_type="dataset", revision=revision)
-        pool = cls.from_folder(Path(folder))
-        pool.origin = f"{repo_id}@{revision}"
+    def from_hub(cls, repo_id: str, revision: str, *, endpoint: str | None = None, token: str | None = None) -> ReferencePool:
+        """A Hub dataset at `revision`, downloaded once into the Hub cache (HF_HOME). The endpoint and
+        token default to huggingface_hub's own (HF_ENDPOINT, HF_TOKEN or a saved login). The origin
+        names the commit loaded, so reports say which pool a run faced even when `revision` is a
+        branch, which the next run may find moved."""
+        asked = f"the reference pool {repo_id}@{revision}"
+        folder, commit = _download(asked, repo_id, revision, endpoint, token)
+        try:
+            pool = cls.from_folder(folder)
+        except PoolError as error:
+            raise PoolError(f"{asked} (commit {commit}): {error}") from None
+        pool.origin = f"{repo_id}@{commit}"
+        if not COMMIT.fullmatch(revision):
+            pool.origin += f" (from {revision!r})"
+            log.warning("%s is not pinned: it loaded commit %s; pin it with WATERCOLOUR_POOL_REVISION=%s", asked, commit, commit)
         return pool
 
     def tiers(self) -> dict[str, int]:
@@ -105,3 +118,21 @@ def _entry(folder: Path, number: int, line: str) -> PoolEntry:
     if source is not None and not source.is_file():
         raise PoolError(f"{where}: source {row['source']!r} is missing")
     return PoolEntry(id=Path(row["file_name"]).stem, tier=row["tier"], subject=row.get("subject", ""), image=image, source=source)
+
+
+def _download(asked: str, repo_id: str, revision: str, endpoint: str | None, token: str | None) -> tuple[Path, str]:
+    """The snapshot folder and the commit `revision` resolved to; Hub failures become a PoolError naming `asked`."""
+    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError, RevisionResolutionError
+
+    try:
+        commit = HfApi(endpoint=endpoint, token=token).resolve_revision(repo_id, repo_type="dataset", revision=revision)
+        folder = snapshot_download(repo_id, repo_type="dataset", revision=commit, endpoint=endpoint, token=token)
+    except RepositoryNotFoundError as error:
+        status = error.response.status_code
+        raise PoolError(f"{asked}: no such dataset on the Hub, or the token cannot read it (HTTP {status})") from error
+    except RevisionNotFoundError as error:
+        raise PoolError(f"{asked}: the dataset has no revision {revision!r}") from error
+    except (OSError, EntryNotFoundError, RevisionResolutionError) as error:
+        raise PoolError(f"{asked}: could not be downloaded ({type(error).__name__}: {error})") from error
+    return Path(folder), commit.resolved

@@ -43,6 +43,7 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
             "default_weights": settings.default_weights().model_dump(),
             "terms_configured": services.rewards.configured_terms(),
             "terms_reachable": await services.rewards.reachable_terms(),
+            "terms": services.rewards.described_terms(),
         }
 
     @app.post("/render", response_model=RenderResult, response_model_exclude_none=True)

@@ -15,14 +15,11 @@ from openenv.core.env_server.interfaces import Environment
 
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
 from watercolour_env.services import EnvServices
+from watercolour_shared.prompts import user_prompt
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import resolve_weights
 
 log = logging.getLogger(__name__)
-
-
-def user_prompt(subject: str) -> str:
-    return f"Paint {subject} in loose watercolour."
 
 
 class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservation, WatercolourState]):

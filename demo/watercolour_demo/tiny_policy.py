@@ -1,0 +1,78 @@
+"""A policy small enough to train on a laptop CPU, built here from nothing: a byte-level BPE tokenizer
+trained on a sketch corpus, with a chat template, and a randomly initialised Qwen3-style decoder.
+
+Nothing is downloaded. The same builders give the tests their tiny models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+
+# ChatML, as Qwen's templates write it; `enable_thinking` is accepted and there is never a thinking block.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+@dataclass(frozen=True)
+class PolicySize:
+    hidden: int = 128
+    layers: int = 4
+    heads: int = 4
+    kv_heads: int = 2
+    intermediate: int = 384
+    context: int = 4096
+
+
+SIZES = {"tiny": PolicySize(hidden=64, layers=2, heads=2, kv_heads=1, intermediate=128), "small": PolicySize()}
+
+
+def build_tokenizer(texts: list[str], vocab_size: int = 1024) -> PreTrainedTokenizerFast:
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    core.train_from_iterator(texts, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, eos_token="<|im_end|>", pad_token="<|endoftext|>", bos_token=None, unk_token=None
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def build_policy(tokenizer: PreTrainedTokenizerFast, size: PolicySize, seed: int = 0) -> Qwen3ForCausalLM:
+    import torch
+
+    torch.manual_seed(seed)
+    config = Qwen3Config(
+        vocab_size=len(tokenizer),
+        hidden_size=size.hidden,
+        num_hidden_layers=size.layers,
+        num_attention_heads=size.heads,
+        num_key_value_heads=size.kv_heads,
+        head_dim=size.hidden // size.heads,
+        intermediate_size=size.intermediate,
+        max_position_embeddings=size.context,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
+    return Qwen3ForCausalLM(config)
+
+
+def save_policy(model, tokenizer, folder: Path) -> Path:
+    """A folder that `--model` (and transformers' from_pretrained) loads like any Hub checkpoint."""
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

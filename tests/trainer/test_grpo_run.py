@@ -1,0 +1,90 @@
+"""A real two-step GRPO run of a tiny policy against the real environment (offline judge, heuristic
+scorer) through real HTTP, with a second replica that fails every batch: its rollouts are dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PIL import Image
+
+from tests.trainer.conftest import SHORT_RUN, HalfDeadReplica, run_trainer
+from watercolour_trainer.film import RunDirectory
+from watercolour_trainer.model_loading import load_with_adapter
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunDirectory:
+    replica = HalfDeadReplica(full_reward_env_url)
+    root = tmp_path_factory.mktemp("run")
+    try:
+        finished = run_trainer(
+            "--env-url", full_reward_env_url, "--env-url", replica.url, "--model", str(tiny_policy),
+            "--lora", "--all-linear", "--steps", "2", "--save-steps", "1", *SHORT_RUN,
+            "--run-dir", str(root / "run"), home=root / "hf",
+        )  # fmt: skip
+    finally:
+        replica.close()
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    return RunDirectory(root / "run")
+
+
+def test_every_rollout_is_in_the_film_with_its_evaluation(trained):
+    assert trained.steps_recorded() == [1, 2]
+    for step in (1, 2):
+        rollouts = trained.rollouts(step)
+        assert [r["index"] for r in rollouts] == [0, 1, 2, 3]
+        for rollout in rollouts:
+            assert (trained.step_dir(step) / f"rollout-{rollout['index']:02d}.js").read_text()
+            assert rollout["prompt"] == "Paint a peach hibiscus in loose watercolour."
+
+
+def test_the_failing_replica_drops_its_share_and_the_live_one_scores(trained):
+    rollouts = trained.rollouts(1)
+    live, dead = rollouts[:2], rollouts[2:]
+    for rollout in live:
+        assert rollout["evaluation"]["reward"]["total"] == rollout["reward"]
+        assert isinstance(rollout["reward"], float)
+    for rollout in dead:
+        assert rollout["reward"] is None and rollout["evaluation"] is None
+        assert "503" in rollout["dropped_reason"] or "replica going down" in rollout["dropped_reason"]
+
+
+def test_metrics_are_written_per_step(trained):
+    lines = [json.loads(line) for line in trained.metrics.read_text().splitlines()]
+    assert [m["step"] for m in lines] == [1, 2]
+    for metrics in lines:
+        assert metrics["rollouts"] == 4 and metrics["dropped"] == 2
+        assert metrics["reward_mean"] is not None and 0.0 <= metrics["gate_pass_rate"] <= 1.0
+        assert set(metrics["timings"]) == {"generation_s", "render_s", "scoring_s", "training_s"}
+        assert metrics["timings"]["generation_s"] > 0 and metrics["timings"]["training_s"] > 0
+
+
+def test_trackio_recorded_the_run(trained):
+    databases = list((trained.root.parent / "hf" / "trackio").glob("*.db"))
+    assert databases, "trackio wrote no local database"
+
+
+def test_the_adapter_loads_back_onto_its_base(trained, tiny_policy):
+    model = load_with_adapter(str(tiny_policy), str(trained.adapter), bf16=False)
+    assert any("lora_A" in name for name, _ in model.named_parameters())
+    plan = json.loads((trained.root / "run.json").read_text())
+    assert plan["lora"]["targets"] == "all-linear" and plan["weights"]["judge"] == 0.6
+
+
+def test_paint_writes_paintings_through_the_environment(trained, tiny_policy, full_reward_env_url, tmp_path):
+    from watercolour_env.cli import main
+
+    out = tmp_path / "paintings"
+    code = main(
+        ["paint", "--model", str(tiny_policy), "--adapter", str(trained.adapter), "--env-url", full_reward_env_url,
+         "--count", "2", "--max-new-tokens", "32", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    for index in range(2):
+        record = json.loads((out / f"painting-{index:02d}.json").read_text())
+        assert record["render"]["status"] in {"passed", "failed"}
+        assert (out / f"painting-{index:02d}.js").exists()
+        png = out / f"painting-{index:02d}.png"
+        if record["render"]["status"] == "passed":
+            assert Image.open(png).size == (600, 600)

@@ -1,0 +1,1 @@
+"""GRPO training of a watercolour-painting policy: the parts watercolour_grpo.py puts together."""

@@ -1,0 +1,73 @@
+"""The resolved plan of a run, printed by --dry-run and saved as run.json, with what it will cost."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from watercolour_shared.hardware import hourly_cost
+
+# The recipe's own pace: 110 steps in about 34 h on one H200 (renders one after another).
+RECIPE_STEP_SECONDS = 34 * 3600 / 110
+
+
+def build_plan(options: argparse.Namespace, replicas: list[str], healths: dict) -> dict:
+    step_seconds = options.step_seconds or RECIPE_STEP_SECONDS
+    hours = options.steps * step_seconds / 3600
+    gpu, scorer = hourly_cost(options.flavor), hourly_cost(options.scorer_hardware)
+    return {
+        "model": options.model,
+        "subject": options.subject,
+        "weights": options.mix_weights.model_dump(),
+        "mix": None if options.weights else options.mix,
+        "env_urls": options.env_url,
+        "replicas": replicas,
+        "terms": {url: {key: h.get(f"terms_{key}") for key in ("configured", "reachable")} for url, h in healths.items()},
+        "steps": options.steps,
+        "rollouts": options.steps * options.num_generations,
+        "lora": _lora(options),
+        "dtype": "bfloat16" if options.bf16 else "float32",
+        "sampling": {"top_p": options.top_p, "top_k": options.top_k, "temperature": options.temperature},
+        "optimisation": {
+            "lr": options.lr,
+            "scheduler": options.lr_scheduler,
+            "warmup_steps": options.warmup_steps,
+            "scale_rewards": options.scale_rewards,
+            "num_generations": options.num_generations,
+            "per_device_batch_size": options.per_device_batch_size,
+            "gradient_accumulation_steps": options.gradient_accumulation_steps,
+            "max_completion_length": options.max_completion_length,
+        },
+        "run_dir": str(options.run_dir),
+        "push_to": options.out if options.push_to_hub else None,
+        "estimate": {
+            "step_seconds": round(step_seconds),
+            "step_seconds_source": "--step-seconds" if options.step_seconds else "the recipe's 34 h / 110 steps on one H200",
+            "hours": round(hours, 1),
+            "usd_trainer": None if gpu is None else round(hours * gpu, 2),
+            "usd_scorer_space": None if scorer is None else round(hours * scorer, 2),
+        },
+    }
+
+
+def _lora(options: argparse.Namespace) -> dict | None:
+    if not options.lora:
+        return None
+    targets = "all-linear" if options.all_linear else options.lora_targets
+    return {"targets": targets, "r": options.lora_r, "alpha": options.lora_alpha}
+
+
+def describe(plan: dict) -> str:
+    estimate = plan["estimate"]
+    cost = " + ".join(
+        f"${estimate[key]:,.2f} {label}"
+        for key, label in (("usd_trainer", "trainer"), ("usd_scorer_space", "scorer Space"))
+        if estimate[key] is not None
+    )
+    head = (
+        f"{plan['model']} paints {plan['subject']!r}: {plan['steps']} steps x {plan['optimisation']['num_generations']} "
+        f"rollouts over {len(plan['replicas'])} environment replica(s)\n"
+        f"about {estimate['hours']} h ({estimate['step_seconds']} s a step, from {estimate['step_seconds_source']})"
+        f"{': ' + cost if cost else ''}\n"
+    )
+    return head + json.dumps(plan, indent=2)

@@ -1,0 +1,95 @@
+"""The reward function GRPO calls: each batch of completions goes to the environment's batch call.
+
+It returns one value per completion: the mixed reward, or None when the environment reports
+the reward unavailable or the call failed; TRL then leaves that rollout out of its group's
+baseline. A rollout is never scored 0 for our infrastructure's failure. Every rollout goes
+into the film as it is scored.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from watercolour_shared.render_wire import EpisodeOptions
+from watercolour_trainer.film import RunDirectory
+from watercolour_trainer.replicas import EnvReplicas, Outcome
+
+
+def step_seed(run_seed: int, step: int) -> int:
+    """One seed per step: the group's renders and judge references depend on it, the next step draws anew."""
+    return (run_seed * 1_000_003 + step) % (2**31 - 1)
+
+
+def completion_text(completion) -> str:
+    if isinstance(completion, str):
+        return completion
+    return "".join(message.get("content") or "" for message in completion if message.get("role") == "assistant")
+
+
+def _user_message(prompt) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    return next((m["content"] for m in reversed(prompt) if m.get("role") == "user"), "")
+
+
+@dataclass
+class StepClock:
+    """Wall-clock marks of the current step, for the generation / render / scoring / training split."""
+
+    step_began: float = 0.0
+    rewards_began: float = 0.0
+    rewards_ended: float = 0.0
+    slowest_render_s: float = 0.0
+    marks: dict = field(default_factory=dict)
+
+    def split(self, step_ended: float) -> dict[str, float]:
+        env_s = self.rewards_ended - self.rewards_began
+        render_s = min(env_s, self.slowest_render_s)
+        return {
+            "generation_s": round(self.rewards_began - self.step_began, 3),
+            "render_s": round(render_s, 3),
+            "scoring_s": round(env_s - render_s, 3),
+            "training_s": round(step_ended - self.rewards_ended, 3),
+        }
+
+
+class EnvReward:
+    __name__ = "watercolour"  # TRL names reward functions by __name__ in its logs
+
+    def __init__(self, replicas: EnvReplicas, episode: EpisodeOptions, run: RunDirectory, clock: StepClock, seed: int):
+        self.replicas = replicas
+        self.episode = episode
+        self.run = run
+        self.clock = clock
+        self.seed = seed
+        # Set for multi-GPU runs: each process numbers its share of a step after the processes before it.
+        self.process_index = 0
+        self.rollouts_per_process = 0
+        self._written: dict[int, int] = {}
+
+    async def __call__(self, prompts, completions, trainer_state, episode_id, **_) -> list[float | None]:
+        step = trainer_state.global_step + 1
+        seed = step_seed(self.seed, step)
+        replies = [completion_text(completion) for completion in completions]
+        self.clock.rewards_began = time.perf_counter()
+        outcomes = await self.replicas.evaluate(replies, seed, self.episode)
+        self.clock.rewards_ended = time.perf_counter()
+        renders_ms = [outcome.evaluation.render.timings.total_ms for outcome in outcomes if outcome.evaluation]
+        self.clock.slowest_render_s = max(renders_ms, default=0.0) / 1000
+        prompt = _user_message(prompts[0]) if prompts else ""
+        return [
+            self._keep(step, seed, prompt, reply, outcome, group)
+            for reply, outcome, group in zip(replies, outcomes, episode_id, strict=True)
+        ]
+
+    def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> float | None:
+        evaluation = outcome.evaluation
+        reward = evaluation.reward.total if evaluation else None
+        dropped = outcome.failure or (evaluation.reward.unavailable_reason if reward is None else None)
+        index = self.process_index * self.rollouts_per_process + self._written.get(step, 0)
+        self._written[step] = self._written.get(step, 0) + 1
+        code = (evaluation.render.code if evaluation else None) or reply
+        record = {"group": group, "prompt": prompt, "seed": seed, "reward": reward, "dropped_reason": dropped, "reply": reply}
+        self.run.record(step, index, code, record, evaluation)
+        return reward
