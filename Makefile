@@ -7,12 +7,18 @@ SCORER_VENV ?= .venv-scorer
 
 .PHONY: setup setup-scorer demo test lint bench bench-scorer serve clean
 
-$(VENV)/.installed: shared/pyproject.toml services/env/pyproject.toml services/env/assets/package-lock.json
+PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
+	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
+
+$(VENV)/.installed: $(PACKAGES) services/env/assets/package-lock.json
 	bash services/env/install/system-packages.sh
 	bash services/env/install/assets.sh
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e shared -e 'services/env[dev]' -e 'services/scorer[dev]'
+	# torch first, pinned: this version resolves to the CPU build; an unpinned one pulls the multi-GB CUDA build.
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e shared -e 'services/env[dev]' -e 'services/scorer[dev]' -e trainer -e demo \
+		-e 'studio[dev]' -e 'deploy[dev]'
 	touch $@
 
 setup: $(VENV)/.installed
@@ -50,6 +56,12 @@ bench-scorer: setup-scorer
 
 serve: setup
 	$(VENV)/bin/watercolour serve
+
+# The recipe's training on Hugging Face Jobs (MIX=judge-led|hps-led|hps-only; DRY_RUN=1 prints the
+# command only). The scorer Space is paused when the job ends.
+.PHONY: train-job
+train-job: setup
+	$(VENV)/bin/watercolour train-job --mix $(or $(MIX),judge-led) $(if $(DRY_RUN),--dry-run)
 
 clean:
 	rm -rf $(VENV) $(SCORER_VENV) out services/env/assets/node_modules

@@ -74,8 +74,13 @@ def _create(hub: Hub, body: bytes) -> Answer:
     repo_type = asked.get("type") or "model"
     if repo_type == "space" and not asked.get("sdk"):
         raise HubError(400, "a Space needs an sdk")
+    repo_id = f"{asked.get('organization') or hub.user}/{asked['name']}"
+    if (repo_type, repo_id) in hub.repos:
+        # The Hub's 409 names the existing repo's url: create_repo(exist_ok=True) reads it from the body.
+        existing = hub.repos[(repo_type, repo_id)]
+        return _json({"error": f"You already created this {repo_type} repo", "url": f"{hub.url}/{existing.url_path}"}, 409)
     repo = hub.create_repo(
-        f"{asked.get('organization') or hub.user}/{asked['name']}",
+        repo_id,
         repo_type,
         private=asked.get("visibility") == "private",
         sdk=asked.get("sdk"),

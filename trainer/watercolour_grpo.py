@@ -1,9 +1,9 @@
 # /// script
 # requires-python = ">=3.10"
 # dependencies = [
-#     "torch==2.11.0",
+#     "torch==2.14.0",
 #     "trl==1.16.0",
-#     "transformers==5.24.0",
+#     "transformers==5.20.2",
 #     "peft==0.21.2",
 #     "accelerate==1.15.0",
 #     "datasets==5.2.0",

@@ -67,5 +67,6 @@ def _row(run: RunDirectory, rollout: dict) -> dict:
         "violations": ",".join(v["code"] for v in render.get("violations", [])),
         **{term: reward.get(term) for term in ("gate", "length", "judge", "hps")},
         "code": stem.with_suffix(".js").read_text(),
-        "image": str(image) if image.exists() else None,
+        # Bytes, not a path: the parquet file must carry the painting itself.
+        "image": {"bytes": image.read_bytes(), "path": image.name} if image.exists() else None,
     }

@@ -8,6 +8,7 @@ then silently drops most adapter tensors, so both go through the class the confi
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import torch
@@ -50,17 +51,34 @@ def load_tokenizer(name: str):
 
 
 def load_with_adapter(base: str, adapter: str, bf16: bool) -> PeftModel:
-    """Base plus a trained adapter; refuses an adapter whose tensors did not all find their modules."""
-    model = PeftModel.from_pretrained(load_policy(base, bf16), adapter)
-    loaded = sum(1 for name, _ in model.named_parameters() if "lora_" in name)
-    expected = _adapter_tensor_count(adapter)
-    if loaded < expected:
-        raise ValueError(f"only {loaded} of the adapter's {expected} LoRA tensors found a module in {base}: wrong model class?")
-    return model
+    return attach_adapter(load_policy(base, bf16), adapter)
 
 
-def _adapter_tensor_count(adapter: str) -> int:
+def attach_adapter(model: PreTrainedModel, adapter: str) -> PeftModel:
+    """The adapter on `model`, refused unless every saved tensor landed on a module with its values.
+
+    PEFT only warns when names do not match, and then creates fresh LoRA modules: counting LoRA
+    parameters cannot tell a loaded adapter from an empty one, so the check compares names and values.
+    """
+    wrapped = PeftModel.from_pretrained(model, adapter)
+    parameters = dict(wrapped.named_parameters())
+    missing = []
+    with safe_open(_adapter_file(adapter), "pt") as saved:
+        for key in saved.keys():  # noqa: SIM118 - safe_open handles are not iterable
+            loaded = parameters.get(_LORA_TENSOR.sub(r".\1.default.", key))
+            if loaded is None or not torch.equal(loaded.detach().cpu(), saved.get_tensor(key).to(loaded.dtype)):
+                missing.append(key)
+    if missing:
+        raise ValueError(
+            f"{len(missing)} of the adapter's LoRA tensors found no module in {type(model).__name__} "
+            f"(first: {missing[0]}): load the base with the class it was trained with"
+        )
+    return wrapped
+
+
+_LORA_TENSOR = re.compile(r"\.(lora_[AB]|lora_embedding_[AB])\.")
+
+
+def _adapter_file(adapter: str) -> str:
     local = Path(adapter) / "adapter_model.safetensors"
-    path = str(local) if local.exists() else hf_hub_download(adapter, "adapter_model.safetensors")
-    with safe_open(path, "pt") as tensors:
-        return len(list(tensors.keys()))
+    return str(local) if local.exists() else hf_hub_download(adapter, "adapter_model.safetensors")

@@ -8,12 +8,15 @@ into the film as it is scored.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_trainer.film import RunDirectory
 from watercolour_trainer.replicas import EnvReplicas, Outcome
+
+log = logging.getLogger(__name__)
 
 
 def step_seed(run_seed: int, step: int) -> int:
@@ -72,6 +75,8 @@ class EnvReward:
         step = trainer_state.global_step + 1
         seed = step_seed(self.seed, step)
         replies = [completion_text(completion) for completion in completions]
+        groups = sorted(set(episode_id))
+        log.info("process %d scores %d rollouts of step %d (groups %s)", self.process_index, len(replies), step, groups)
         self.clock.rewards_began = time.perf_counter()
         outcomes = await self.replicas.evaluate(replies, seed, self.episode)
         self.clock.rewards_ended = time.perf_counter()

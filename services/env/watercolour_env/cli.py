@@ -78,7 +78,10 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("serve", help="run the environment server (settings from WATERCOLOUR_* variables)")
     # A plugin's `add_commands(subparsers)` adds its parsers and sets `run=function(args) -> exit code`.
     for plugin in entry_points(group="watercolour.commands"):
-        plugin.load()(commands)
+        try:
+            plugin.load()(commands)
+        except Exception as error:  # noqa: BLE001 - one broken package must not take every command down
+            logging.getLogger(__name__).warning("the %s commands are unavailable: %s", plugin.name, error)
     return parser
 
 

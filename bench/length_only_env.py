@@ -1,0 +1,51 @@
+"""An environment that speaks the real HTTP contract (/health, /evaluate with shared's wire types) but
+rewards length alone and renders nothing: for trainer measurements on GPU hosts without Chromium.
+
+It is not the environment: no gate, no painting. Use it only where the trainer is what is measured.
+    python bench/length_only_env.py --port 8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from watercolour_shared.length import length_score
+from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse, Evaluation, RenderResult, RewardBreakdown
+from watercolour_shared.reward import MixWeights
+
+WEIGHTS = MixWeights(gate=0.0, length=1.0, judge=0.0, hps=0.0)
+NO_TERMS = {"judge": False, "hps": False}
+HEALTH = {"status": "healthy", "terms_configured": NO_TERMS, "terms_reachable": NO_TERMS}
+
+
+def evaluate(request: EvaluateRequest) -> EvaluateResponse:
+    results = []
+    for reply in request.replies:
+        length = length_score(reply)
+        reward = RewardBreakdown(total=length, gate=1.0, length=length, weights=WEIGHTS)
+        results.append(Evaluation(render=RenderResult(status="passed", code=reply), reward=reward))
+    return EvaluateResponse(results=results)
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 - the http.server API
+        self._answer(json.dumps(HEALTH).encode())
+
+    def do_POST(self):  # noqa: N802
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        self._answer(evaluate(EvaluateRequest.model_validate_json(body)).model_dump_json().encode())
+
+    def _answer(self, payload: bytes) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=8000)
+    ThreadingHTTPServer(("127.0.0.1", parser.parse_args().port), Handler).serve_forever()

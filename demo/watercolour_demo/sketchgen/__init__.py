@@ -1,0 +1,25 @@
+"""Procedural watercolour sketches: seeded p5.brush code that uses only the 10 allowed methods.
+
+    from watercolour_demo.sketchgen import generate_sketch
+    code = generate_sketch("a peach hibiscus", seed=3)
+
+For a policy's training corpus, benchmark load and test material; `python -m
+watercolour_demo.sketchgen --help` writes a folder of them.
+"""
+
+from watercolour_demo.sketchgen.generate import KINDS, corpus, generate_sketch, subject_kind
+from watercolour_demo.sketchgen.layouts import BLOOM_LAYOUTS, LEAF_LAYOUTS, STEM_LAYOUTS
+from watercolour_demo.sketchgen.palettes import PALETTES
+from watercolour_demo.sketchgen.reply import as_reply
+
+__all__ = [
+    "BLOOM_LAYOUTS",
+    "KINDS",
+    "LEAF_LAYOUTS",
+    "PALETTES",
+    "STEM_LAYOUTS",
+    "as_reply",
+    "corpus",
+    "generate_sketch",
+    "subject_kind",
+]

@@ -1,0 +1,82 @@
+"""Writes the sketch text: the project's skeleton, then one block of brush calls per wash.
+
+Only the 10 allowed methods are ever written. Fill, bleed and texture are written when they
+change, as a person would, so a run of same-coloured washes shares one brush.fill line.
+Thin shapes (stems, midribs, a stamen) take a light texture: p5.brush's textured fill scatters
+a long thin outline into a row of diamond-shaped smears.
+Coordinates are whole pixels and parameters two decimals: compact text for a small model.
+"""
+
+from __future__ import annotations
+
+from watercolour_demo.sketchgen.shapes import Point
+
+CANVAS = 600
+VERTICES_PER_LINE = 6
+THIN_TEXTURE = (0.2, 0.3)
+
+
+def num(value: float) -> str:
+    """A parameter with at most two decimals and no trailing zeros: 0.5, 0.35, 1."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _px(value: float) -> int:
+    return round(min(max(value, 0), CANVAS))
+
+
+class SketchWriter:
+    def __init__(self, title: str, paper: str, texture: tuple[float, float]):
+        self.texture = self._texture = (round(texture[0], 2), round(texture[1], 2))
+        self.lines = [
+            f"// {title}",
+            "function setup() {",
+            "  createCanvas(600, 600, WEBGL);",
+            "  brush.scaleBrushes(1.5);",
+            "  angleMode(DEGREES);",
+            "  noLoop();",
+            "}",
+            "",
+            "function draw() {",
+            "  translate(-width / 2, -height / 2);",
+            f"  background('{paper}');",
+            "  brush.noStroke();",
+            f"  brush.fillTexture({num(self.texture[0])}, {num(self.texture[1])});",
+        ]
+        self._fill: tuple[str, int] | None = None
+        self._bleed: float | None = None
+
+    def section(self, text: str) -> None:
+        self.lines += ["", f"  // {text}"]
+
+    def _brush(self, colour: str, alpha: float, bleed: float | None, texture: tuple[float, float]) -> None:
+        """Writes the settings that change; a bleed of None keeps the current one."""
+        fill = (colour, round(alpha))
+        bleed = self._bleed if bleed is None else round(bleed, 2)
+        settings = []
+        if fill != self._fill:
+            settings.append(f"brush.fill('{colour}', {fill[1]});")
+        if bleed != self._bleed:
+            settings.append(f"brush.fillBleed({num(bleed)});")
+        if texture != self._texture:
+            settings.append(f"brush.fillTexture({num(texture[0])}, {num(texture[1])});")
+        if settings:
+            self.lines.append("  " + " ".join(settings))
+        self._fill, self._bleed, self._texture = fill, bleed, texture
+
+    def wash(self, points: list[Point], colour: str, alpha: float, bleed: float, curvature: float, thin: bool = False) -> None:
+        """One translucent closed shape through `points`."""
+        self._brush(colour, alpha, bleed, THIN_TEXTURE if thin else self.texture)
+        self.lines.append(f"  brush.beginShape({num(curvature)});")
+        calls = [f"brush.vertex({_px(x)}, {_px(y)});" for x, y in points]
+        for i in range(0, len(calls), VERTICES_PER_LINE):
+            self.lines.append("  " + " ".join(calls[i : i + VERTICES_PER_LINE]))
+        self.lines.append("  brush.endShape(CLOSE);")
+
+    def dot(self, x: float, y: float, r: float, colour: str, alpha: float, scribble: float) -> None:
+        """A small round wash: pollen, stamen tips, the dark centre of an eye."""
+        self._brush(colour, alpha, None, self._texture)
+        self.lines.append(f"  brush.circle({_px(x)}, {_px(y)}, {max(1, round(r))}, {num(scribble)});")
+
+    def text(self) -> str:
+        return "\n".join([*self.lines, "", "  brush.noFill();", "}", ""])

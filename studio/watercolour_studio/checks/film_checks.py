@@ -1,0 +1,64 @@
+"""Checks answered from the film and the metrics: the environment rendered, the reward
+moved, and every group gave GRPO a signal."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from watercolour_studio.checks.report import Check
+from watercolour_studio.checks.trend import linear_trend
+from watercolour_studio.film.records import Rollout
+
+FLAT = 1e-9
+
+
+def rendered(rollouts: list[Rollout], max_timeout_share: float) -> Check:
+    total = len(rollouts)
+    painted = sum(r.png is not None for r in rollouts)
+    timeouts = sum("render_timeout" in r.violations for r in rollouts)
+    dropped = sum(r.dropped for r in rollouts)
+    allowed = max_timeout_share * total
+    ok = painted > 0 and timeouts <= allowed and dropped <= allowed
+    share = f"{timeouts / total:.1%}" if total else "-"
+    evidence = [f"{painted} paintings rendered", f"{timeouts} render timeouts ({share})", f"{dropped} rollouts dropped"]
+    line = f"{painted} of {total} rollouts rendered a painting; {timeouts} timeouts, {dropped} dropped"
+    return Check("environment rendered", "pass" if ok else "fail", f"{line} (at most {max_timeout_share:.0%} allowed)", evidence)
+
+
+def reward_moves(metrics: list[dict]) -> Check:
+    """The mean reward trends up (its slope's whole 95% interval above 0) and no component is flat at 0."""
+    points = [(row["step"], row["reward_mean"]) for row in metrics if row.get("reward_mean") is not None]
+    trend = linear_trend([float(x) for x, _ in points], [float(y) for _, y in points])
+    flat = [name for name, values in _components(metrics).items() if all(abs(v or 0.0) < FLAT for v in values)]
+    evidence = [_describe(name, values) for name, values in _components(metrics).items()]
+    if trend is None:
+        return Check("reward trends up", "fail", f"{len(points)} steps with a mean reward: too few for a slope", evidence)
+    interval = f"95% interval {trend.low:+.4f} to {trend.high:+.4f}, {trend.points} steps"
+    slope = f"slope {trend.slope:+.4f} per step ± {trend.stderr:.4f} ({interval})"
+    ok = trend.low > 0 and not flat
+    line = slope + (f"; flat at 0: {', '.join(flat)}" if flat else "")
+    return Check("reward trends up", "pass" if ok else "fail", line, evidence)
+
+
+def groups_vary(rollouts: list[Rollout]) -> Check:
+    """A group whose rewards are all equal has zero advantage: GRPO learns nothing from it."""
+    groups: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for rollout in rollouts:
+        if rollout.reward is not None:
+            groups[(rollout.step, rollout.group)].append(rollout.reward)
+    equal = [(key, rewards) for key, rewards in sorted(groups.items()) if len(rewards) > 1 and max(rewards) - min(rewards) < FLAT]
+    evidence = [f"step {step} group {group}: {len(rewards)} rewards all {rewards[0]:.3f}" for (step, group), rewards in equal]
+    line = f"{len(equal)} of {len(groups)} groups had all-equal rewards"
+    return Check("groups differ", "fail" if equal else "pass", line, evidence[:10])
+
+
+def _components(metrics: list[dict]) -> dict[str, list[float | None]]:
+    names = sorted({name for row in metrics for name in row.get("components") or {}})
+    return {name: [(row.get("components") or {}).get(name) for row in metrics] for name in names}
+
+
+def _describe(name: str, values: list[float | None]) -> str:
+    known = [v for v in values if v is not None]
+    if not known:
+        return f"{name}: never scored"
+    return f"{name}: {min(known):.3f} to {max(known):.3f} over {len(known)} steps"

@@ -1,0 +1,95 @@
+"""The gallery's HTTP side: JSON read from the run directory on every request (so a
+refresh sees new steps), paginated, and the film's files served as they are."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from fastapi import FastAPI, HTTPException, Query
+from fastapi.responses import FileResponse, PlainTextResponse
+
+from watercolour_env.judge.pool import ReferencePool
+from watercolour_studio.checks.run_checks import CheckOptions, run_checks
+from watercolour_studio.film.reader import RunDir
+from watercolour_studio.film.records import BANDS, Rollout, median
+from watercolour_studio.gallery.code import highlighted, stylesheet
+from watercolour_studio.gallery.references import faced
+from watercolour_studio.static_files import mount_static
+
+PAGE_LIMIT = 200
+
+
+def gallery_app(run: RunDir, checks: CheckOptions, pool: ReferencePool | None = None) -> FastAPI:
+    app = FastAPI(title="watercolour gallery", docs_url=None, redoc_url=None)
+    references = {entry.id: entry.image for entry in pool.entries} if pool else {}
+    mount_static(app, "gallery.html")
+
+    @app.get("/api/run")
+    def run_info() -> dict:
+        return {"name": run.root.name, "plan": run.plan(), "metrics": run.metrics(), "steps": run.steps(), "bands": BANDS}
+
+    @app.get("/api/steps")
+    def steps() -> list[dict]:
+        return [_step_summary(step, run.rollouts(step)) for step in run.steps()]
+
+    @app.get("/api/steps/{step}")
+    def step_page(
+        step: int, band: str | None = None, violation: str | None = None, offset: int = 0, limit: int = Query(24, le=PAGE_LIMIT)
+    ):
+        rollouts = run.rollouts(step)
+        matched = [r for r in rollouts if r.matches(band, violation)]
+        items = [r.summary() for r in matched[offset : offset + limit]]
+        return {"step": step, "total": len(rollouts), "matched": len(matched), "offset": offset, "limit": limit, "items": items}
+
+    @app.get("/api/steps/{step}/rollouts/{index}")
+    def rollout(step: int, index: int) -> dict:
+        found = run.rollout(step, index)
+        if found is None:
+            raise HTTPException(404, f"no rollout {index} in step {step}")
+        code = found.js.read_text(errors="replace") if found.js else ""
+        pool_urls = {ref: f"/pool/{ref}" for ref in references}
+        return {
+            **found.summary(),
+            "record": found.record,
+            "code": code,
+            "code_html": highlighted(code),
+            "references": faced(found, pool_urls),
+        }
+
+    @app.get("/api/checks")
+    def checks_now() -> list[dict]:
+        return [check.as_json() for check in run_checks(run, checks)]
+
+    @app.get("/film/{step}/{name}")
+    def film_file(step: int, name: str) -> FileResponse:
+        path = run.film_file(step, name)
+        if path is None:
+            raise HTTPException(404, "not a file of the film")
+        # Revalidated each time: a resumed run plays its later steps again under the same names.
+        return FileResponse(path, headers={"cache-control": "no-cache"})
+
+    @app.get("/pool/{reference}")
+    def reference_image(reference: str) -> FileResponse:
+        if reference not in references:
+            raise HTTPException(404, "not a reference of the pool")
+        return FileResponse(references[reference])
+
+    @app.get("/highlight.css")
+    def highlight_css() -> PlainTextResponse:
+        return PlainTextResponse(stylesheet(), media_type="text/css")
+
+    return app
+
+
+def _step_summary(step: int, rollouts: list[Rollout]) -> dict:
+    rewards = [r.reward for r in rollouts if r.reward is not None]
+    middle = median(rollouts)
+    return {
+        "step": step,
+        "rollouts": len(rollouts),
+        "painted": sum(r.png is not None for r in rollouts),
+        "dropped": len(rollouts) - len(rewards),
+        "mean": sum(rewards) / len(rewards) if rewards else None,
+        "median": middle.summary() if middle else None,
+        "violations": Counter(code for r in rollouts for code in r.violations),
+    }

@@ -1,0 +1,34 @@
+"""`watercolour pool generate`: the loop with its model and renderer, and a clear exit on failure."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from watercolour_shared.env_client import EnvRejected, EnvUnavailable
+from watercolour_studio.pool import renderers
+from watercolour_studio.pool.generate import EnvironmentUnavailable, Job, generate
+from watercolour_studio.pool.painter import PainterRejected, PainterUnavailable, PaintingModel
+
+STOPPED = (PainterUnavailable, PainterRejected, EnvUnavailable, EnvRejected, EnvironmentUnavailable)
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    job = Job(args.folder, args.subject, args.count, args.max_attempts, args.seed, args.concurrency)
+    args.folder.mkdir(parents=True, exist_ok=True)
+    try:
+        kept = asyncio.run(_run(job, args))
+    except STOPPED as error:
+        print(f"watercolour: stopped: {error}; rerun the same command to resume", file=sys.stderr)
+        return 2
+    print(f"{kept} paintings of {job.subject} in {job.folder}" + ("" if kept >= job.count else f" (asked for {job.count})"))
+    return 0 if kept >= job.count else 1
+
+
+async def _run(job: Job, args: argparse.Namespace) -> int:
+    renderer = renderers.remote(args.env_url) if args.env_url else renderers.local()
+    painter = PaintingModel(args.model, args.base_url, os.environ.get(args.token_env), args.temperature)
+    async with painter, renderer as render:
+        return await generate(job, painter, render, lambda line: print(line, flush=True))

@@ -1,0 +1,24 @@
+// The run's curves, one chart per question: is the reward rising, which term moves it, does the gate pass, how many fail.
+import { TERMS } from "./cards.js";
+import { lineChart } from "./charts.js";
+import { el } from "./dom.js";
+
+const COLOURS = { mean: "#c2553d", gate: "#6b8fb5", length: "#a58bc4", judge: "#c2553d", hps: "#4f8a4b", low: "#d49a2a" };
+
+// rows: metrics.jsonl, one object per finished step.
+export function curveCharts(rows) {
+  const points = (value) => rows.map((row) => [row.step, value(row) ?? null]);
+  const spread = rows.map((r) => (r.reward_mean === null ? [r.step, null, null] : [r.step, r.reward_mean - (r.reward_std ?? 0), r.reward_mean + (r.reward_std ?? 0)]));
+  const terms = TERMS.filter((term) => rows.some((row) => row.components?.[term] !== undefined));
+  const most = Math.max(1, ...rows.map((row) => row.rollouts ?? 0));
+  return el("div", { class: "charts" },
+    lineChart({ title: "Mean reward (± std)", id: "chart-reward", yMax: 1, band: { colour: COLOURS.mean, points: spread },
+      series: [{ name: "mean reward", colour: COLOURS.mean, points: points((r) => r.reward_mean) }] }),
+    lineChart({ title: "Reward components", id: "chart-components", yMax: 1,
+      series: terms.map((term) => ({ name: term, colour: COLOURS[term], points: points((r) => r.components?.[term]) })) }),
+    lineChart({ title: "Gate pass rate", id: "chart-gate", yMax: 1,
+      series: [{ name: "passed the gate", colour: COLOURS.gate, points: points((r) => r.gate_pass_rate) }] }),
+    lineChart({ title: "Paintings below 0.3", id: "chart-low", yMax: most,
+      series: [{ name: "rollouts below 0.3", colour: COLOURS.low, points: points((r) => r.below_0_3) }] }),
+  );
+}

@@ -1,0 +1,151 @@
+"""The sketch generator, judged by the project's own gate and renderer.
+
+Every sketch of 200 seeds for each kind of subject must pass the static gate (as plain code and
+as a model reply), call only allowed methods, be the same for a seed and different across seeds;
+a few must also render in real Chromium and pass the whole gate.
+"""
+
+import asyncio
+import math
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from tests.conftest import fresh_seed
+from watercolour_demo.sketchgen import KINDS, PALETTES, as_reply, corpus, generate_sketch, subject_kind
+from watercolour_env.reply import extract_sketch
+from watercolour_shared.length import length_score
+from watercolour_shared.paint import BLANK_BELOW
+
+# One subject per kind: hibiscus, the generic-flower fallback, leaves, stems with buds.
+SUBJECTS = ("a peach hibiscus", "a tulip", "a sprig of leaves", "stems with buds")
+SEEDS = 200
+HEADER = re.compile(r"^// .* in loose watercolour: (?P<layout>[a-z-]+), (?P<palette>[a-z]+) palette\.$", re.M)
+SHAPE = re.compile(r"brush\.beginShape\([^)]*\);(.*?)brush\.endShape", re.S)
+VERTEX = re.compile(r"brush\.vertex\((-?\d+), (-?\d+)\)")
+SKELETON_CALLS = {"setup", "draw", "createCanvas", "angleMode", "noLoop", "translate", "background"}
+
+
+@pytest.fixture(scope="module")
+def sketches() -> dict[str, list[str]]:
+    return {subject: list(corpus(subject, SEEDS)) for subject in SUBJECTS}
+
+
+def test_every_sketch_passes_the_static_gate_as_code_and_as_a_reply(services, sketches):
+    failed, gated = [], 0
+    for subject, codes in sketches.items():
+        for seed, code in enumerate(codes):
+            # Every sketch as plain code; every tenth also inside a model reply (the wrapper is the same for all).
+            for text in (code, as_reply(code, subject, seed))[: 2 if seed % 10 == 0 else 1]:
+                _, violations = services.pipeline.gate(text)
+                gated += 1
+                if violations:
+                    failed.append((subject, seed, [v.code.value for v in violations]))
+    assert failed == [], f"{len(failed)} of {gated} failed, first: {failed[:3]}"
+
+
+def test_only_allowed_methods_and_the_skeleton_are_called(services, sketches):
+    everything = "\n".join(code for codes in sketches.values() for code in codes)
+    assert set(re.findall(r"\bbrush\.(\w+)\(", everything)) == services.rules.allowed_methods  # all 10, nothing else
+    bare = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)\(", everything))
+    assert bare == SKELETON_CALLS
+
+
+def test_no_outline_is_flat_or_pushed_off_the_sheet(sketches):
+    """p5.brush's bleed smears a flat outline (say, a vein whose base lies along it) across the sheet;
+    an outline clamped to the edge is squashed. Only stems reach the bottom edge, where they grow from."""
+    for subject, codes in sketches.items():
+        for seed, code in enumerate(codes):
+            for body in SHAPE.findall(code):
+                points = [(int(x), int(y)) for x, y in VERTEX.findall(body)]
+                assert _mean_width(points) >= 1.5, (subject, seed, points)
+                assert all(0 < x < 600 and 0 < y <= 600 for x, y in points), (subject, seed, points)
+
+
+def _mean_width(points: list[tuple[int, int]]) -> float:
+    area = abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True))) / 2
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    return area / math.hypot(max(xs) - min(xs), max(ys) - min(ys))
+
+
+def test_a_seed_always_gives_the_same_sketch():
+    for subject in SUBJECTS:
+        assert generate_sketch(subject, 17) == generate_sketch(subject, 17)
+        assert generate_sketch(subject, 17, detail=1.3) == generate_sketch(subject, 17, detail=1.3)
+
+
+def test_seeds_vary_layout_palette_paper_and_shapes(sketches):
+    for subject, codes in sketches.items():
+        assert len(set(codes)) == SEEDS
+        headers = [HEADER.search(code) for code in codes]
+        layouts = Counter(h["layout"] for h in headers)
+        assert set(layouts) == set(KINDS[subject_kind(subject)].layouts) and min(layouts.values()) >= SEEDS / len(layouts) / 2
+        palettes = {h["palette"] for h in headers}
+        assert palettes == ({"peach"} if "peach" in subject else set(PALETTES))  # a colour word fixes the palette
+        papers = {re.search(r"background\('(#\w+)'\)", code)[1] for code in codes}
+        assert papers == {paper for name in palettes for paper in PALETTES[name].papers}
+        # Neighbouring seeds share almost no outline: the variety is in the shapes, not only the colours.
+        vertices = [set(re.findall(r"brush\.vertex\(\d+, \d+\);", code)) for code in codes]
+        overlap = max(len(a & b) / len(a | b) for a, b in zip(vertices, vertices[1:], strict=False))
+        assert overlap < 0.2
+
+
+def test_a_colour_word_picks_the_palette_and_other_subjects_fall_back_to_a_flower():
+    code = generate_sketch("a violet poppy", 3)
+    assert HEADER.search(code)["palette"] == "violet" and PALETTES["violet"].petal[0] in code
+    assert [subject_kind(s) for s in ("Hibiscus!", "a poppy", "fern leaves", "tall stems", "")] == [
+        "hibiscus",
+        "flower",
+        "leaves",
+        "stems",
+        "flower",
+    ]
+
+
+def test_default_length_earns_the_length_term_and_detail_scales_it(sketches):
+    scores = [length_score(code) for codes in sketches.values() for code in codes]
+    assert min(scores) > 0.75 and sum(score >= 0.9 for score in scores) / len(scores) > 0.85
+    lengths = [sum(len(generate_sketch(s, seed, detail=d)) for s in SUBJECTS for seed in range(20)) for d in (0.5, 1.0, 1.5)]
+    assert lengths[0] < 0.85 * lengths[1] and lengths[2] > 1.15 * lengths[1]
+
+
+def test_knobs_choose_and_bad_knobs_are_refused():
+    code = generate_sketch("hibiscus", 5, palette="lemon", composition="pair")
+    assert HEADER.search(code).group("layout", "palette") == ("pair", "lemon")
+    for knobs in ({"palette": "beige"}, {"composition": "sprig"}, {"detail": 0}):
+        with pytest.raises(ValueError):
+            generate_sketch("hibiscus", 5, **knobs)
+
+
+def test_a_hostile_subject_stays_inside_its_comment(services):
+    code = generate_sketch("rose\nfetch('https://x.test'); /* `${eval}`", 1)
+    assert code.splitlines()[0].startswith("// Rose fetch") and "\nfetch" not in code
+    assert services.pipeline.gate(code)[1] == []
+
+
+def test_the_reply_gives_back_exactly_the_sketch():
+    code = generate_sketch("a coral hibiscus", 9)
+    extracted = extract_sketch(as_reply(code, "a coral hibiscus", 9))
+    assert extracted.code == code.rstrip("\n") and extracted.violation is None
+
+
+def test_the_command_line_writes_the_generated_sketches(tmp_path):
+    command = [sys.executable, "-m", "watercolour_demo.sketchgen", "--subject", "hibiscus", "--count", "3", "--seed", "40"]
+    done = subprocess.run([*command, "--out", str(tmp_path)], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hibiscus-00040.js", "hibiscus-00041.js", "hibiscus-00042.js"]
+    assert (tmp_path / "hibiscus-00041.js").read_text() == generate_sketch("hibiscus", 41)
+    refused = subprocess.run([*command, "--out", str(tmp_path), "--palette", "beige"], capture_output=True, text=True)
+    assert refused.returncode == 2 and "unknown palette" in refused.stderr
+
+
+async def test_sketches_render_in_chromium_and_pass_the_whole_gate(services):
+    picks = [("a peach hibiscus", 0), ("a violet flower", 1), ("a sprig of leaves", 2), ("stems with buds", 3)]
+    codes = [generate_sketch(subject, seed) for subject, seed in picks]
+    results = await asyncio.gather(*(services.pipeline.run(code, fresh_seed()) for code in codes))
+    for (subject, _), result in zip(picks, results, strict=True):
+        assert result.passed and result.violations == [] and result.errors == [], (subject, result.violations, result.errors)
+        assert result.paint_fraction > 4 * BLANK_BELOW, subject  # clearly painted, not just over the blank line

@@ -1,0 +1,146 @@
+"""`watercolour train-job` and `make train-job`: the `hf jobs uv run` command for a mix (checked by the real
+`hf` CLI's own dry run and by the trainer's own flag parser), and the scorer Space paused after the job.
+The launch itself goes to a stand-in `hf` on PATH: a real job would start paid hardware."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from watercolour_deploy.train_job import RECIPE_STEPS, JobPlan, timeout_hours
+from watercolour_shared.reward import PRESETS
+from watercolour_trainer import options
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV, SCORER = "tester/watercolour-env", "tester/watercolour-scorer"
+ENV_APP = "https://tester-watercolour-env.hf.space"
+
+
+@pytest.fixture
+def spaces(hub):
+    """Both Spaces, up and running."""
+    for space_id in (ENV, SCORER):
+        hub.create_repo(space_id, "space", sdk="docker", hardware="a100-large").add_commit({"Dockerfile": b"FROM x"}, "app")
+    return hub
+
+
+@pytest.fixture
+def fake_hf(tmp_path, monkeypatch):
+    """An `hf` first on PATH that records its arguments and HF_TOKEN, and exits with FAKE_HF_EXIT."""
+    record = tmp_path / "launched"
+    fake = tmp_path / "hf"
+    fake.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\necho "token=$HF_TOKEN" >> {record}\nexit "${{FAKE_HF_EXIT:-0}}"\n'
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    return record
+
+
+def printed_command(out: str) -> list[str]:
+    lines = out.splitlines()
+    assert lines[0] == f"# from {ROOT}"
+    return shlex.split(lines[1])
+
+
+def trainer_args(command: list[str]) -> list[str]:
+    return command[command.index("--") + 1 :]
+
+
+def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
+    code, out, err = watercolour("train-job", "--mix", "hps-only", "--dry-run")
+    assert code == 0, err
+    command = printed_command(out)
+    assert command[1:4] == ["jobs", "uv", "run"] and Path(command[0]).name == "hf"
+    launch = command[: command.index("--")]
+    for flag, value in (
+        ("--flavor", "h200"),
+        ("--timeout", "48h"),
+        ("--secrets", "HF_TOKEN"),
+        ("-e", "WATERCOLOUR_SRC=/opt/watercolour"),
+    ):
+        assert launch[launch.index(flag) + 1] == value
+    assert launch[-1] == "trainer/watercolour_grpo.py"
+
+    run = options.parse(trainer_args(command))
+    assert run.env_url == [ENV_APP] and run.mix == "hps-only" and run.steps == 60
+    assert (run.model, run.out, run.push_to_hub) == ("Qwen/Qwen3.5-35B-A3B", "tester/watercolour-grpo-hps-only", True)
+    assert run.lora and run.all_linear and run.bf16 and run.gradient_checkpointing
+    assert (run.lr, run.lr_scheduler, run.warmup_steps, run.scale_rewards) == (5e-5, "constant_with_warmup", 5, "none")
+    assert (run.top_p, run.top_k, run.num_generations, run.max_completion_length) == (0.95, 20, 8, 8192)
+    assert (run.subject, run.references, run.n_episodes) == ("a peach hibiscus", 4, 240)
+
+    assert "$240.00 (48 h at $5.00/h)" in out and "$2.50/h" in out
+    assert f"# afterwards: pause {SCORER}" in out
+    assert spaces.repo(SCORER, "space").stage == "RUNNING"  # a dry run changes nothing
+
+
+def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
+    code, out, _ = watercolour("train-job", "--mix", "judge-led", "--dry-run", "--", "--lr", "1e-5")
+    assert code == 0
+    command = printed_command(out)
+    command.insert(4, "--dry-run")  # hf's own: prints the resolved job, submits nothing
+    resolved = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=os.environ, timeout=120)
+    assert resolved.returncode == 0, resolved.stderr
+    fields = dict(
+        line.strip().split(None, 1) for line in resolved.stdout.splitlines() if line.startswith("  ") and " " in line.strip()
+    )
+    assert fields["args"] == shlex.join(trainer_args(command))
+    assert fields["script"] == "trainer/watercolour_grpo.py" and fields["flavor"] == "h200" and fields["timeout"] == "48h"
+    assert fields["volumes"] == "./shared:/opt/watercolour/shared" and "./trainer:/opt/watercolour/trainer" in resolved.stdout
+    assert trainer_args(command)[-2:] == ["--lr", "1e-5"] and options.parse(trainer_args(command)).lr == 1e-5
+
+
+def test_after_the_job_the_scorer_space_is_paused(spaces, watercolour, fake_hf):
+    code, out, err = watercolour("train-job", "--mix", "hps-led", "--env-url", "http://10.0.0.5:8000")
+    assert code == 0, err
+    launched = fake_hf.read_text().splitlines()
+    assert launched[:-1] == printed_command(out)[1:] and launched[-1] == f"token={os.environ['HF_TOKEN']}"
+    assert options.parse(trainer_args(launched[:-1])).env_url == ["http://10.0.0.5:8000"]
+    assert spaces.repo(SCORER, "space").stage == "PAUSED" and spaces.repo(ENV, "space").stage == "RUNNING"
+    assert f"scorer  {SCORER}: PAUSED" in out
+
+
+def test_a_failed_job_still_pauses_the_scorer_and_exits_1(spaces, watercolour, fake_hf, monkeypatch):
+    monkeypatch.setenv("FAKE_HF_EXIT", "3")
+    assert watercolour("train-job")[0] == 1
+    assert spaces.repo(SCORER, "space").stage == "PAUSED"
+
+
+def test_keep_scorer_leaves_it_up(spaces, watercolour, fake_hf):
+    code, out, _ = watercolour("train-job", "--keep-scorer")
+    assert code == 0 and "# afterwards: the scorer Space stays up" in out
+    assert fake_hf.exists() and spaces.repo(SCORER, "space").stage == "RUNNING"
+
+
+def test_a_bad_timeout_or_a_missing_env_space_launches_nothing(hub, watercolour, fake_hf):
+    code, _, err = watercolour("train-job", "--timeout", "two days", "--namespace", "tester")
+    assert code == 2 and "not a duration" in err
+    code, _, err = watercolour("train-job")
+    assert code == 2 and "404" in err  # no env Space to train against
+    assert not fake_hf.exists()
+
+
+def test_recipe_steps_cover_every_mix_and_durations_parse():
+    assert set(RECIPE_STEPS) == set(PRESETS)
+    assert [timeout_hours(text) for text in ("48h", "90m", "2d", "7200", "30s")] == [48, 1.5, 48, 2, 30 / 3600]
+    plan = JobPlan(env_urls=["a", "b"], mix="hps-led", model="m", steps=1, run_tag="t", out="o", flavor="some-new-flavour")
+    assert plan.trainer_args()[:4] == ["--env-url", "a", "--env-url", "b"]
+    assert "price unknown" in plan.cost_note("a100-large")
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        (["MIX=hps-led", "DRY_RUN=1"], "train-job --mix hps-led --dry-run"),
+        ([], "train-job --mix judge-led"),
+    ],
+)
+def test_make_train_job(variables, expected):
+    planned = subprocess.run(["make", "-n", "train-job", *variables], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert planned.stdout.splitlines()[-1].rstrip() == f".venv/bin/watercolour {expected}"

@@ -1,0 +1,135 @@
+"""`watercolour check-run`: the five post-run checks, each failing for its own reason."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.studio.conftest import watercolour
+from tests.studio.film import BARE_PRIMITIVE, GOOD, REFUSAL, write_step
+from watercolour_studio.film.reader import RunDir
+
+CHECKS = ["environment rendered", "reward trends up", "groups differ", "artifacts exist", "scoring Space paused"]
+
+
+def write_adapter(run_dir):
+    (run_dir / "adapter").mkdir()
+    (run_dir / "adapter" / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": 16}))
+    (run_dir / "adapter" / "adapter_model.safetensors").write_bytes(b"\0" * 64)
+
+
+def check_run(run_dir, *flags):
+    done = watercolour("check-run", str(run_dir), "--json", *flags)
+    assert done.returncode in (0, 1), done.stderr
+    checks = {check["name"]: check for check in json.loads(done.stdout)}
+    assert list(checks) == CHECKS
+    return done.returncode, checks
+
+
+def test_a_finished_run_passes_every_check(film_copy):
+    write_adapter(film_copy)
+    code, checks = check_run(film_copy)
+    assert code == 0
+    assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "skip"]
+    metrics = RunDir(film_copy).metrics()
+    slope = np.polyfit([row["step"] for row in metrics], [row["reward_mean"] for row in metrics], 1)[0]
+    assert f"slope {slope:+.4f} per step" in checks["reward trends up"]["line"]
+    assert "code opens for all 20 paintings" in checks["artifacts exist"]["evidence"]
+
+
+def test_the_text_report_has_one_line_per_check(film_copy):
+    write_adapter(film_copy)
+    done = watercolour("check-run", str(film_copy))
+    lines = [line for line in done.stdout.splitlines() if not line.startswith(" ")]
+    assert done.returncode == 0
+    assert [line.split(":")[0] for line in lines[:5]] == [
+        f"{s}  {n}" for s, n in zip(["PASS"] * 4 + ["SKIP"], CHECKS, strict=True)
+    ]
+    assert lines[-1] == "all 5 checks passed"
+
+
+async def test_a_group_with_all_equal_rewards_fails(film_copy, full_reward_env_url):
+    write_adapter(film_copy)
+    await write_step(full_reward_env_url, film_copy, 5, [[REFUSAL, BARE_PRIMITIVE, REFUSAL, BARE_PRIMITIVE], GOOD])
+    code, checks = check_run(film_copy)
+    assert code == 1
+    assert checks["groups differ"]["status"] == "fail"
+    assert checks["groups differ"]["evidence"] == ["step 5 group 0: 4 rewards all 0.000"]
+
+
+def with_timeouts(run_dir, count):
+    """Rollouts whose render ran past the deadline, as the environment reports them."""
+    run = RunDir(run_dir)
+    failed = [r for r in run.all_rollouts() if r.png is None][:count]
+    for rollout in failed:
+        render = rollout.record["evaluation"]["render"]
+        render["violations"] = [{"code": "render_timeout", "message": "the sketch ran past 90 s", "line": None}]
+        path = run.step_dir(rollout.step) / f"rollout-{rollout.index:02d}.json"
+        path.write_text(json.dumps(rollout.record))
+
+
+@pytest.mark.parametrize(("allowed", "status"), [("0.05", "fail"), ("0.1", "pass")])
+def test_render_timeouts_beyond_the_threshold_fail(film_copy, allowed, status):
+    with_timeouts(film_copy, 2)  # 2 of 32 rollouts: 6.25%
+    _, checks = check_run(film_copy, "--max-timeouts", allowed)
+    assert checks["environment rendered"]["status"] == status
+    assert "2 render timeouts (6.2%)" in checks["environment rendered"]["evidence"]
+
+
+def test_a_flat_reward_and_a_component_flat_at_zero_fail(film_copy):
+    rows = RunDir(film_copy).metrics()
+    for row, mean in zip(rows, [0.41, 0.52, 0.38, 0.50], strict=True):
+        row["reward_mean"], row["components"]["hps"] = mean, 0.0
+    (film_copy / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    _, checks = check_run(film_copy)
+    trend = checks["reward trends up"]
+    assert trend["status"] == "fail"
+    assert trend["line"].endswith("flat at 0: hps")
+    assert "hps: 0.000 to 0.000 over 4 steps" in trend["evidence"]
+
+
+def test_two_steps_are_too_few_for_a_trend(film_copy):
+    lines = (film_copy / "metrics.jsonl").read_text().splitlines()
+    (film_copy / "metrics.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    _, checks = check_run(film_copy)
+    assert checks["reward trends up"]["status"] == "fail"
+    assert checks["reward trends up"]["line"].startswith("2 steps with a mean reward: too few")
+
+
+def test_a_painting_without_code_and_a_missing_adapter_fail(film_copy):
+    (film_copy / "film" / "step-000002" / "rollout-00.js").unlink()
+    _, checks = check_run(film_copy)
+    artifacts = checks["artifacts exist"]
+    assert artifacts["status"] == "fail"
+    assert artifacts["line"] == "missing or unreadable: the adapter, every painting's code"
+    assert "1 of 20 paintings have no readable code: step 2 rollout 0" in artifacts["evidence"]
+
+
+def test_an_exported_rollouts_dataset_must_hold_its_images(film_copy):
+    write_adapter(film_copy)
+    (film_copy / "rollouts" / "images").mkdir(parents=True)
+    (film_copy / "rollouts" / "images" / "0.png").write_bytes(
+        (film_copy / "film" / "step-000001" / "rollout-00.png").read_bytes()
+    )
+    rows = [{"file_name": "images/0.png", "reward": 0.5}, {"file_name": "images/1.png", "reward": 0.1}]
+    (film_copy / "rollouts" / "metadata.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    _, checks = check_run(film_copy)
+    assert checks["artifacts exist"]["status"] == "fail"
+    assert "rollouts dataset: 1 of 2 images missing, e.g. images/1.png" in checks["artifacts exist"]["evidence"]
+
+
+def test_a_run_that_used_a_space_must_name_it(film_copy):
+    plan = json.loads((film_copy / "run.json").read_text())
+    plan["env_urls"] = ["https://tester-watercolour-env.hf.space"]
+    (film_copy / "run.json").write_text(json.dumps(plan))
+    _, checks = check_run(film_copy)
+    assert checks["scoring Space paused"]["status"] == "fail"
+    assert "--space OWNER/NAME" in checks["scoring Space paused"]["line"]
+
+
+def test_an_empty_run_fails_and_a_missing_one_is_an_error(tmp_path):
+    code, checks = check_run(tmp_path)
+    assert code == 1
+    assert checks["environment rendered"]["line"].startswith("0 of 0 rollouts rendered")
+    missing = watercolour("check-run", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "is not a run directory" in missing.stderr

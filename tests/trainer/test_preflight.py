@@ -1,0 +1,38 @@
+"""Before step 1 the script checks every environment and every weighted term, and names what is missing."""
+
+from __future__ import annotations
+
+from tests.conftest import free_port
+from tests.trainer.conftest import run_trainer
+
+
+def dry_run(*args: str):
+    return run_trainer("--model", "unused", "--dry-run", *args)
+
+
+def test_a_weighted_judge_that_is_not_configured_stops_the_run(server_url):
+    finished = dry_run("--env-url", server_url, "--mix", "judge-led")
+    assert finished.returncode == 2
+    assert "the judge term carries weight 0.60 but is not configured" in finished.stderr and "HF_TOKEN" in finished.stderr
+    assert "the hps term carries weight 0.30" in finished.stderr and "WATERCOLOUR_SCORER_URL" in finished.stderr
+
+
+def test_the_user_can_start_anyway_and_is_warned(server_url):
+    finished = dry_run("--env-url", server_url, "--mix", "judge-led", "--allow-missing-terms")
+    assert finished.returncode == 0
+    assert "continuing: --allow-missing-terms" in finished.stderr
+
+
+def test_an_environment_that_does_not_answer_is_named(full_reward_env_url):
+    dead = f"http://127.0.0.1:{free_port()}"
+    finished = dry_run("--env-url", full_reward_env_url, "--env-url", dead)
+    assert finished.returncode == 2
+    assert f"{dead}: the environment does not answer /health" in finished.stderr
+
+
+def test_a_healthy_stack_prints_the_plan_and_its_cost(full_reward_env_url):
+    finished = dry_run("--env-url", full_reward_env_url, "--mix", "hps-led", "--steps", "20", "--step-seconds", "360")
+    assert finished.returncode == 0, finished.stderr
+    assert "20 steps x 8 rollouts over 1 environment replica(s)" in finished.stdout
+    assert "about 2.0 h" in finished.stdout and "$10.00 trainer + $5.00 scorer Space" in finished.stdout
+    assert '"judge": 0.3' in finished.stdout and '"hps": 0.6' in finished.stdout
