@@ -142,5 +142,8 @@ def test_recipe_steps_cover_every_mix_and_durations_parse():
     ],
 )
 def test_make_train_job(variables, expected):
-    planned = subprocess.run(["make", "-n", "train-job", *variables], cwd=ROOT, capture_output=True, text=True, check=True)
+    # Run under `make test` too: the outer make's variables would make this one print directories.
+    env = {key: value for key, value in os.environ.items() if key not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
+    command = ["make", "--no-print-directory", "-n", "train-job", *variables]
+    planned = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, env=env)
     assert planned.stdout.splitlines()[-1].rstrip() == f".venv/bin/watercolour {expected}"
