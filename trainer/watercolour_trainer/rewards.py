@@ -43,12 +43,12 @@ class StepClock:
     step_began: float = 0.0
     rewards_began: float = 0.0
     rewards_ended: float = 0.0
-    slowest_render_s: float = 0.0
+    renders_done_s: float = 0.0
     marks: dict = field(default_factory=dict)
 
     def split(self, step_ended: float) -> dict[str, float]:
         env_s = self.rewards_ended - self.rewards_began
-        render_s = min(env_s, self.slowest_render_s)
+        render_s = min(env_s, self.renders_done_s)
         return {
             "generation_s": round(self.rewards_began - self.step_began, 3),
             "render_s": round(render_s, 3),
@@ -80,8 +80,9 @@ class EnvReward:
         self.clock.rewards_began = time.perf_counter()
         outcomes = await self.replicas.evaluate(replies, seed, self.episode)
         self.clock.rewards_ended = time.perf_counter()
-        renders_ms = [outcome.evaluation.render.timings.total_ms for outcome in outcomes if outcome.evaluation]
-        self.clock.slowest_render_s = max(renders_ms, default=0.0) / 1000
+        # When the group's last painting was done: a render's time waiting for a browser counts as render time.
+        timings = [outcome.evaluation.render.timings for outcome in outcomes if outcome.evaluation]
+        self.clock.renders_done_s = max((t.queue_ms + t.total_ms for t in timings), default=0.0) / 1000
         prompt = _user_message(prompts[0]) if prompts else ""
         return [
             self._keep(step, seed, prompt, reply, outcome, group)
