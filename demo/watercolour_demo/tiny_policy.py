@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
@@ -31,12 +31,23 @@ class PolicySize:
     context: int = 4096
 
 
-SIZES = {"tiny": PolicySize(hidden=64, layers=2, heads=2, kv_heads=1, intermediate=128), "small": PolicySize()}
+SIZES = {
+    "tiny": PolicySize(hidden=64, layers=2, heads=2, kv_heads=1, intermediate=128),
+    "small": PolicySize(),
+    "base": PolicySize(hidden=192, layers=4, heads=4, kv_heads=2, intermediate=512),
+    "large": PolicySize(hidden=384, layers=6, heads=6, kv_heads=2, intermediate=1024),
+}
 
 
-def build_tokenizer(texts: list[str], vocab_size: int = 1024) -> PreTrainedTokenizerFast:
+def build_tokenizer(texts: list[str], vocab_size: int = 1024, whole_lines: bool = False) -> PreTrainedTokenizerFast:
+    """`whole_lines`: tokens may span anything within a line (a whole `brush.endShape(CLOSE);`), which
+    makes generated sketches about five times shorter in tokens than word pieces do."""
     core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if whole_lines:
+        lines = pre_tokenizers.Split(Regex(r"[^\n]*\n?"), behavior="isolated")
+        core.pre_tokenizer = pre_tokenizers.Sequence([lines, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    else:
+        core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     core.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()

@@ -1,0 +1,98 @@
+"""`make demo`: the whole loop on this machine, nothing to sign up for and nothing to download.
+
+    python -m watercolour_demo [--steps N] [--group-size G] [--model-size base] [--cache-dir DIR] [--run-dir DIR]
+
+A tiny policy is trained here on generated sketches (cached after the first run), the local stack
+starts (Redis if none answers, the heuristic scorer, the environment with the offline judge), and the
+project's GRPO launch script trains the policy against it through real HTTP. Ctrl-C stops everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import signal
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from watercolour_demo import summary
+from watercolour_demo.progress import clock, say
+from watercolour_demo.runner import run_loop
+from watercolour_demo.tiny_policy import SIZES
+from watercolour_demo.training import GrpoSettings
+from watercolour_demo.warm_start import DEFAULT_CACHE, WarmStartConfig
+
+DEFAULTS = WarmStartConfig()
+DEFAULT_RUN_DIR = Path("runs") / "demo"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m watercolour_demo", description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=18, help="GRPO steps")
+    p.add_argument("--group-size", type=int, default=8, help="rollouts per GRPO group (one group a step)")
+    p.add_argument("--model-size", choices=sorted(SIZES), default=DEFAULTS.size, help="the tiny policy's size")
+    p.add_argument("--warm-start-sketches", type=int, default=DEFAULTS.sketches, help="supervised examples (8 a step)")
+    p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="where warm starts are kept")
+    p.add_argument("--run-dir", type=Path, help=f"the run directory, which must be empty (default {DEFAULT_RUN_DIR}, replaced)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-completion-length", type=int, help="tokens a reply may take (default: fits the warm start's)")
+    p.add_argument("--lr", type=float, default=1e-4, help="GRPO learning rate")
+    p.add_argument("--weights", default="0.05,0.05,0.6,0.3", help="reward weights gate,length,judge,hps")
+    p.add_argument("--scale-rewards", choices=("none", "group", "batch"), default="none", help="GRPO's advantage scaling")
+    p.add_argument("--lora", action="store_true", help="train a LoRA on every linear layer instead of every weight")
+    p.add_argument("--browsers", type=int, default=2, help="Chromium instances rendering in parallel")
+    p.add_argument("--report-to", default="trackio", help="trackio (local, under HF_HOME/trackio) or none")
+    return p
+
+
+def _interrupted(signum, frame):
+    # Once: the clean-up that follows must not be cut short by a second Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGTERM, _interrupted)
+    run_dir = args.run_dir or DEFAULT_RUN_DIR
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if args.run_dir:
+            say(f"{run_dir} is not empty: give a new --run-dir")
+            return 2
+        say(f"replacing the previous demo run in {run_dir} (--run-dir keeps a run elsewhere)")
+        shutil.rmtree(run_dir)
+    warm = replace(DEFAULTS, size=args.model_size, sketches=args.warm_start_sketches, seed=args.seed)
+    grpo = GrpoSettings(
+        subject=warm.subject,
+        steps=args.steps,
+        group_size=args.group_size,
+        max_completion_length=args.max_completion_length or 0,  # 0: the runner sizes it from the warm start
+        lr=args.lr,
+        weights=args.weights,
+        scale_rewards=args.scale_rewards,
+        lora=args.lora,
+        seed=args.seed,
+        report_to=args.report_to,
+    )
+    started = time.monotonic()
+    try:
+        rows, context = run_loop(warm, grpo, args.cache_dir, run_dir, args.browsers, started)
+    except KeyboardInterrupt:
+        say("\ninterrupted: every process the demo started has been stopped")
+        return 130
+    except RuntimeError as error:
+        say(f"the demo failed: {error}")
+        return 1
+    context["wall_s"] = round(time.monotonic() - started, 1)
+    say("\n" + summary.write(run_dir, summary.summarise(run_dir, rows, context)))
+    say(f"trackio: `trackio show --project watercolour-rl` (run {run_dir.name}); logs: {run_dir / 'logs'}")
+    say(f"done in {clock(context['wall_s'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

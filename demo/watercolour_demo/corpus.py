@@ -1,0 +1,44 @@
+"""The warm start's corpus: generated sketches as a model's answers to the project's own prompt.
+
+An example is the prompt exactly as the GRPO trainer renders it (the chat template with the system
+prompt and the request), and the reply with the end-of-turn token; only the reply is learned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from watercolour_demo.sketchgen import as_reply, generate_sketch
+from watercolour_shared.prompts import chat_messages, system_prompt, user_prompt
+
+
+@dataclass(frozen=True)
+class Sketches:
+    subject: str
+    detail: float  # the generator's knob: low detail is short code, which a small model can finish
+    compositions: tuple[str, ...]  # cycled through; empty lets each seed choose
+
+    def replies(self, count: int, seed: int) -> list[str]:
+        replies = []
+        for i in range(count):
+            composition = self.compositions[i % len(self.compositions)] if self.compositions else None
+            code = generate_sketch(self.subject, seed + i, composition=composition, detail=self.detail)
+            replies.append(as_reply(code, self.subject, seed + i))
+        return replies
+
+    def tokenizer_texts(self, replies: list[str]) -> list[str]:
+        """The replies, and the prompt as often: its lines become single tokens, so every prompt is short."""
+        prompt = f"system\n{system_prompt()}\nuser\n{user_prompt(self.subject)}\nassistant\n"
+        return replies + [prompt] * len(replies)
+
+
+def prompt_ids(tokenizer, subject: str) -> list[int]:
+    """The prompt's tokens, as TRL builds them for generation."""
+    rendered = tokenizer.apply_chat_template(
+        [chat_messages(subject)], add_generation_prompt=True, tokenize=True, return_dict=True, enable_thinking=False
+    )
+    return list(rendered["input_ids"][0])
+
+
+def reply_ids(tokenizer, reply: str) -> list[int]:
+    return tokenizer(reply, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]

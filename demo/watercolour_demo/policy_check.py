@@ -1,0 +1,63 @@
+"""How a policy does before GRPO: sample replies as the trainer will and put them through the static gate.
+
+The static gate needs no browser, so this costs a few seconds; the rendered gate pass rate of the
+same policy is step 1 of the run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.utils import logging as transformers_logging
+
+from watercolour_demo.corpus import prompt_ids
+
+
+@dataclass
+class SampleCheck:
+    samples: int
+    passed: int
+    tokens: list[int]
+    truncated: int
+    violations: Counter = field(default_factory=Counter)
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.samples
+
+
+def check_policy(
+    folder: Path, subject: str, samples: int, max_new_tokens: int, top_k: int, top_p: float, seed: int = 0
+) -> SampleCheck:
+    from watercolour_env.services import EnvServices
+    from watercolour_env.settings import EnvSettings
+
+    gate = EnvServices.build(EnvSettings(browsers=1, judge="off"), use_cache=False, report_terms=False).pipeline.gate
+    transformers_logging.disable_progress_bar()  # the demo's display is line by line
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    prompt = torch.tensor([prompt_ids(tokenizer, subject)] * samples)
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        out = model.generate(
+            prompt,
+            attention_mask=torch.ones_like(prompt),
+            do_sample=True,
+            top_k=top_k,
+            top_p=top_p,
+            max_new_tokens=max_new_tokens,
+        )
+    check = SampleCheck(samples=samples, passed=0, tokens=[], truncated=0)
+    for row in out[:, prompt.shape[1] :].tolist():
+        ended = tokenizer.eos_token_id in row
+        row = row[: row.index(tokenizer.eos_token_id)] if ended else row
+        check.tokens.append(len(row))
+        check.truncated += not ended
+        _, violations = gate(tokenizer.decode(row, skip_special_tokens=True))
+        check.passed += not violations
+        check.violations.update(v.code.value for v in violations)
+    return check

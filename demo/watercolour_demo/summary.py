@@ -1,0 +1,78 @@
+"""The closing summary: mean reward and gate pass rate per step, the first third of the steps against the
+last third, and where the paintings are. Written to RUN_DIR/summary.json and RUN_DIR/summary.txt."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from watercolour_trainer.film import RunDirectory
+
+
+def _mean(values: list[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return statistics.fmean(present) if present else None
+
+
+def _third(rows: list[dict]) -> dict:
+    return {
+        "steps": [row["step"] for row in rows],
+        "reward_mean": _mean([row["reward_mean"] for row in rows]),
+        "gate_pass_rate": _mean([row["gate_pass_rate"] for row in rows]),
+    }
+
+
+def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
+    """`context`: what the demo knows beyond the metrics (configuration, warm start, wall time)."""
+    run = RunDirectory(run_dir)
+    size = max(1, len(rows) // 3)
+    first, last = _third(rows[:size]), _third(rows[-size:])
+    scored = [r for step in run.steps_recorded() for r in run.rollouts(step) if r["reward"] is not None]
+    painted = [r for r in scored if (run.step_dir(r["step"]) / f"rollout-{r['index']:02d}.png").exists()]
+    best = max(painted, key=lambda r: r["reward"], default=None)
+    return {
+        **context,
+        "steps": [
+            {key: row[key] for key in ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best")} for row in rows
+        ],
+        "first_third": first,
+        "last_third": last,
+        "last_third_better": None
+        if first["reward_mean"] is None or last["reward_mean"] is None
+        else last["reward_mean"] > first["reward_mean"],
+        "best_painting": str(run.step_dir(best["step"]) / f"rollout-{best['index']:02d}.png") if best else None,
+        "film": str(run.film),
+    }
+
+
+def _number(value: float | None, form: str = ".3f") -> str:
+    return "n/a" if value is None else format(value, form)
+
+
+def render(summary: dict) -> str:
+    lines = ["step  reward  ±std   gate pass", "----  ------  -----  ---------"]
+    for row in summary["steps"]:
+        lines.append(
+            f"{row['step']:>4}  {_number(row['reward_mean']):>6}  {_number(row['reward_std']):>5}  "
+            f"{_number(row['gate_pass_rate'], '.0%'):>9}"
+        )
+    first, last = summary["first_third"], summary["last_third"]
+    verdict = {True: "better", False: "not better", None: "not comparable"}[summary["last_third_better"]]
+    lines += [
+        "",
+        f"first third (steps {first['steps'][0]}-{first['steps'][-1]}): reward {_number(first['reward_mean'])}, "
+        f"gate pass {_number(first['gate_pass_rate'], '.0%')}",
+        f"last third  (steps {last['steps'][0]}-{last['steps'][-1]}): reward {_number(last['reward_mean'])}, "
+        f"gate pass {_number(last['gate_pass_rate'], '.0%')}  -> the last third is {verdict}",
+        f"best painting: {summary['best_painting'] or 'none rendered'}",
+        f"every rollout (code, painting, reward): {summary['film']}",
+    ]
+    return "\n".join(lines)
+
+
+def write(run_dir: Path, summary: dict) -> str:
+    text = render(summary)
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    (run_dir / "summary.txt").write_text(text + "\n")
+    return text
