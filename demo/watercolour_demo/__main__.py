@@ -33,10 +33,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=18, help="GRPO steps")
     p.add_argument("--group-size", type=int, default=8, help="rollouts per GRPO group (one group a step)")
     p.add_argument("--model-size", choices=sorted(SIZES), default=DEFAULTS.size, help="the tiny policy's size")
-    p.add_argument("--warm-start-sketches", type=int, default=DEFAULTS.sketches, help="supervised examples (8 a step)")
+    p.add_argument("--warm-start-sketches", type=int, default=DEFAULTS.sketches, help="distinct sketches the warm start learns")
+    p.add_argument("--warm-start-epochs", type=int, default=DEFAULTS.epochs, help="passes over them (8 sketches a step)")
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="where warm starts are kept")
     p.add_argument("--run-dir", type=Path, help=f"the run directory, which must be empty (default {DEFAULT_RUN_DIR}, replaced)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="GRPO's seed (sampling, the order of episodes)")
     p.add_argument("--max-completion-length", type=int, help="tokens a reply may take (default: fits the warm start's)")
     p.add_argument("--lr", type=float, default=1e-4, help="GRPO learning rate")
     p.add_argument("--weights", default="0.05,0.05,0.6,0.3", help="reward weights gate,length,judge,hps")
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         say(f"replacing the previous demo run in {run_dir} (--run-dir keeps a run elsewhere)")
         shutil.rmtree(run_dir)
-    warm = replace(DEFAULTS, size=args.model_size, sketches=args.warm_start_sketches, seed=args.seed)
+    warm = replace(DEFAULTS, size=args.model_size, sketches=args.warm_start_sketches, epochs=args.warm_start_epochs)
     grpo = GrpoSettings(
         subject=warm.subject,
         steps=args.steps,

@@ -9,8 +9,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from watercolour_demo.policy_check import check_policy
+from watercolour_demo.processes import end_process_tree
 from watercolour_demo.progress import MetricsFollower, clock, say, step_line
-from watercolour_demo.stack import LocalStack, end_process_tree
+from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
 from watercolour_demo.warm_start import WarmStartConfig, cached_warm_start
 
@@ -25,7 +26,8 @@ def fitted_length(record: dict) -> int:
 
 def run_loop(warm: WarmStartConfig, grpo: GrpoSettings, cache_dir: Path, run_dir: Path, browsers: int, started: float):
     """The metrics of every step, and what the summary reports besides them."""
-    say(f"[1/4] warm start: a {warm.size} policy trained on {warm.sketches} generated sketches (cached in {cache_dir})")
+    passes = f" x {warm.epochs}" if warm.epochs > 1 else ""
+    say(f"[1/4] warm start: a {warm.size} policy trained on {warm.sketches}{passes} generated sketches (cached in {cache_dir})")
     folder, record = cached_warm_start(warm, cache_dir, on_step=_warm_start_progress(started))
     say(f"      {folder}: {record['parameters'] / 1e6:.1f} M parameters, loss {record['loss']['last']:.2f}")
     grpo = replace(grpo, max_completion_length=grpo.max_completion_length or fitted_length(record))

@@ -50,7 +50,10 @@ def build_tokenizer(texts: list[str], vocab_size: int = 1024, whole_lines: bool 
         core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     core.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     core.train_from_iterator(texts, trainer=trainer)
     tokenizer = PreTrainedTokenizerFast(

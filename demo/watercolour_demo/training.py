@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour_demo.processes import start
 from watercolour_demo.stack import REFERENCES, ROOT
 
 SCRIPT = ROOT / "trainer" / "watercolour_grpo.py"
@@ -45,8 +46,4 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
 
 
 def start_trainer(command: list[str], log: Path) -> subprocess.Popen:
-    """The trainer in its own process group (the demo ends it whole), its output in `log`."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false"}
-    with log.open("wb") as out:
-        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT, env=env)
+    return start(command, log, {**os.environ, "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false"}, ROOT)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import shutil
 import statistics
 import time
@@ -37,7 +38,8 @@ class WarmStartConfig:
     # Two compositions the judge tells apart (leaves fanned behind the bloom cover more of the sheet):
     # a choice, made in the sketch's first line, that GRPO can learn.
     compositions: tuple[str, ...] = ("single", "bloom-with-leaves")
-    sketches: int = 2400
+    sketches: int = 2400  # distinct sketches
+    epochs: int = 1  # passes over them; a few sketches seen many times are learnt by heart (quick, for tests)
     batch_size: int = 8
     lr: float = 3e-3
     seed: int = 0
@@ -73,7 +75,10 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     model = build_policy(tokenizer, SIZES[config.size], config.seed)
     prompt = prompt_ids(tokenizer, config.subject)
     encoded = [reply_ids(tokenizer, reply) for reply in replies]
-    losses = supervised.train(model, prompt, encoded, tokenizer.pad_token_id, config.batch_size, config.lr, on_step)
+    order = random.Random(config.seed)
+    passes = [order.sample(encoded, len(encoded)) for _ in range(config.epochs)]
+    examples = [reply for one_pass in passes for reply in one_pass]
+    losses = supervised.train(model, prompt, examples, tokenizer.pad_token_id, config.batch_size, config.lr, on_step)
     save_policy(model, tokenizer, folder)
     lengths = [len(reply) for reply in encoded]
     record = {
