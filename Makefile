@@ -30,11 +30,10 @@ $(SCORER_VENV)/.installed: services/scorer/pyproject.toml services/scorer/requir
 
 setup-scorer: $(SCORER_VENV)/.installed
 
-# The main job on the embedded default: gate and render the example flower.
+# The main job on the embedded default: the whole loop on this machine (local stack, a tiny policy
+# warm-started here, GRPO through the real launch script); every painting lands in runs/demo.
 demo: setup
-	mkdir -p out
-	$(VENV)/bin/watercolour render examples/flower.js -o out/flower.png --json
-	@echo "painting: out/flower.png"
+	$(VENV)/bin/python -m watercolour_demo
 
 # The test command: lint, then every test against real Chromium, real Redis and
 # the real hpsv3 code path (on a tiny random model, in the scorer's environment).

@@ -5,6 +5,7 @@ servers' own, commands exist, and the compose variables are documented. No Docke
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import re
 import shlex
@@ -28,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, dict] = COMPOSE["services"]
 TRAINER_LAUNCH = ROOT / "trainer" / "container-launch.sh"
+# Images whose command is a launch script that reads WATERCOLOUR_* variables, not a settings class.
+LAUNCH_SCRIPTS = {"trainer/Dockerfile": TRAINER_LAUNCH, "demo/Dockerfile": ROOT / "demo" / "container-launch.sh"}
 # Read by huggingface_hub inside the services, not by our settings: the token for Hub downloads and pushes.
 LIBRARY_VARIABLES = {"HF_TOKEN"}
 SERVER_MODULES = {
@@ -37,14 +40,14 @@ SERVER_MODULES = {
 SETTINGS = {"services/env/Dockerfile": EnvSettings, "services/scorer/Dockerfile": ScorerSettings}
 
 
-def launch_variables() -> set[str]:
-    return set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", TRAINER_LAUNCH.read_text()))
+def launch_variables(built: str) -> set[str]:
+    return set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", LAUNCH_SCRIPTS[built].read_text()))
 
 
 def readers(service: dict) -> set[str]:
     """The variables the code running in `service` reads."""
     built = service["build"]["dockerfile"]
-    return launch_variables() if built == "trainer/Dockerfile" else set(setting_variables(SETTINGS[built]))
+    return launch_variables(built) if built in LAUNCH_SCRIPTS else set(setting_variables(SETTINGS[built]))
 
 
 @cache
@@ -174,7 +177,11 @@ def test_commands_exist():
                 pytest.fail(f"{name} runs `{shlex.join(command)}`, which the watercolour CLI refuses")
         elif command[0] == "sh":
             assert (ROOT / command[1]).is_file(), name
-            assert (ROOT / re.search(r"exec python (\S+)", (ROOT / command[1]).read_text())[1]).is_file(), name
+            launched = re.search(r"exec python (-m )?(\S+)", (ROOT / command[1]).read_text())
+            if launched[1]:
+                assert importlib.util.find_spec(launched[2]), name
+            else:
+                assert (ROOT / launched[2]).is_file(), name
         else:
             assert command[0] in scripts, name
 
@@ -257,9 +264,24 @@ def test_env_example_values_are_the_code_defaults(settings, monkeypatch):
     assert checked >= 5
 
 
-def test_trainer_example_values_are_the_image_defaults():
-    defaults = dockerfile.environment(image(SERVICES["trainer"]))
-    launch = {variable: value for variable, value in defaults.items() if variable in launch_variables()}
+@pytest.mark.parametrize("name", ["trainer", "demo"])
+def test_launch_script_example_values_are_the_image_defaults(name):
+    service = SERVICES[name]
+    defaults = dockerfile.environment(image(service))
+    # HF_HOME too is read, but it is where the image keeps the cache, not a setting for .env.
+    launch = {variable: value for variable, value in defaults.items() if variable in readers(service) - {"HF_HOME"}}
     assert launch
     for variable, value in launch.items():
         assert example()[variable] == value, variable
+
+
+def test_the_demo_trains_against_the_cpu_profiles_environment_built_on_its_image():
+    demo = SERVICES["demo"]
+    url = urlsplit(example()["WATERCOLOUR_DEMO_ENV_URL"])
+    env = SERVICES[url.hostname]
+    assert set(env["profiles"]) == set(demo["profiles"]) == {"cpu"}
+    assert url.port == EnvSettings.model_fields["port"].default
+    assert demo["depends_on"] == {url.hostname: {"condition": "service_healthy"}}
+    # `FROM env` in demo/Dockerfile is the image compose builds for the environment service.
+    assert image(demo)[0].base == "env" and demo["build"]["additional_contexts"] == {"env": f"service:{url.hostname}"}
+    assert "/runs" in {volume.split(":")[1] for volume in demo["volumes"]}

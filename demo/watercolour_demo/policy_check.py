@@ -31,7 +31,7 @@ class SampleCheck:
 
 
 def check_policy(
-    folder: Path, subject: str, samples: int, max_new_tokens: int, top_k: int, top_p: float, seed: int = 0
+    folder: Path, subject: str, samples: int, max_new_tokens: int, temperature: float, top_k: int, top_p: float, seed: int = 0
 ) -> SampleCheck:
     from watercolour_env.services import EnvServices
     from watercolour_env.settings import EnvSettings
@@ -47,6 +47,7 @@ def check_policy(
             prompt,
             attention_mask=torch.ones_like(prompt),
             do_sample=True,
+            temperature=temperature,
             top_k=top_k,
             top_p=top_p,
             max_new_tokens=max_new_tokens,

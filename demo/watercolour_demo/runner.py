@@ -3,51 +3,50 @@ GRPO. Every process started here is ended before this returns or raises (Ctrl-C 
 
 from __future__ import annotations
 
-import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from watercolour_demo.policy_check import check_policy
+from watercolour_demo.choices import step_choices
+from watercolour_demo.prepare import prepare
 from watercolour_demo.processes import end_process_tree
-from watercolour_demo.progress import MetricsFollower, clock, say, step_line
+from watercolour_demo.progress import MetricsFollower, say, step_line
 from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
-from watercolour_demo.warm_start import WarmStartConfig, cached_warm_start
-
-CHECK_SAMPLES = 16
-TOP_K, TOP_P = 20, 0.95  # the launch script's sampling defaults, which the demo keeps
+from watercolour_demo.warm_start import WarmStartConfig
 
 
-def fitted_length(record: dict) -> int:
-    """Room for the warm start's longest reply and a quarter more, in whole 64-token blocks."""
-    return 64 * math.ceil(record["reply_tokens"]["max"] * 1.25 / 64)
-
-
-def run_loop(warm: WarmStartConfig, grpo: GrpoSettings, cache_dir: Path, run_dir: Path, browsers: int, started: float):
-    """The metrics of every step, and what the summary reports besides them."""
-    passes = f" x {warm.epochs}" if warm.epochs > 1 else ""
-    say(f"[1/4] warm start: a {warm.size} policy trained on {warm.sketches}{passes} generated sketches (cached in {cache_dir})")
-    folder, record = cached_warm_start(warm, cache_dir, on_step=_warm_start_progress(started))
-    say(f"      {folder}: {record['parameters'] / 1e6:.1f} M parameters, loss {record['loss']['last']:.2f}")
-    grpo = replace(grpo, max_completion_length=grpo.max_completion_length or fitted_length(record))
-
-    say(f"[2/4] {CHECK_SAMPLES} replies of the warm start through the static gate")
-    check = check_policy(folder, grpo.subject, CHECK_SAMPLES, grpo.max_completion_length, TOP_K, TOP_P, grpo.seed)
-    violations = dict(check.violations) or "none"
-    say(f"      {check.passed}/{check.samples} pass; {check.truncated} ran out of tokens; violations {violations}")
-
-    say(f"[3/4] local services: Redis, the heuristic scorer, the environment with {browsers} browsers")
-    with LocalStack(run_dir / "logs", browsers) as stack:
-        say(f"      environment {stack.env_url}, scorer {stack.scorer_url}, Redis {stack.redis_url}")
+def run_loop(
+    warm: WarmStartConfig, grpo: GrpoSettings, cache_dir: Path, run_dir: Path, browsers: int, started: float, env_url: str | None
+):
+    """The metrics of every step, and what the summary reports besides them. `env_url`: an environment already
+    running (the compose CPU profile's), used instead of starting the local stack."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    found = prepare(warm, cache_dir, grpo, started, run_dir / "warm_start.json")
+    grpo = replace(grpo, max_completion_length=found["max_completion_length"])
+    with _environment(env_url, run_dir / "logs", browsers) as url:
         say(f"[4/4] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {run_dir / 'logs' / 'trainer.log'}")
-        rows = _train(stack.env_url, folder, run_dir, grpo, started)
+        rows = _train(url, Path(found["folder"]), run_dir, grpo, started)
     context = {
         "settings": asdict(grpo),
-        "warm_start": {"folder": str(folder), **record},
-        "warm_start_static_gate": {"samples": check.samples, "passed": check.passed, "violations": dict(check.violations)},
+        "warm_start": {"folder": found["folder"], **found["record"]},
+        "warm_start_static_gate": found["static_gate"],
     }
     return rows, context
+
+
+@contextmanager
+def _environment(env_url: str | None, log_dir: Path, browsers: int) -> Iterator[str]:
+    if env_url:
+        say(f"[3/4] the environment at {env_url}: the trainer's preflight checks that it and its terms answer")
+        yield env_url
+        return
+    say(f"[3/4] local services: Redis, the heuristic scorer, the environment with {browsers} browsers")
+    with LocalStack(log_dir, browsers) as stack:
+        say(f"      environment {stack.env_url}, scorer {stack.scorer_url}, Redis {stack.redis_url}")
+        yield stack.env_url
 
 
 def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started: float) -> list[dict]:
@@ -56,11 +55,9 @@ def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started
     follower = MetricsFollower(run_dir / "metrics.jsonl")
     try:
         while trainer.poll() is None:
-            for row in follower.new_rows():
-                say(step_line(row, follower.rows, grpo.steps, started))
+            _report(follower, run_dir, grpo.steps, started)
             time.sleep(1)
-        for row in follower.new_rows():
-            say(step_line(row, follower.rows, grpo.steps, started))
+        _report(follower, run_dir, grpo.steps, started)
     finally:
         end_process_tree(trainer)
     if trainer.returncode != 0:
@@ -68,12 +65,7 @@ def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started
     return follower.rows
 
 
-def _warm_start_progress(started: float):
-    began = time.monotonic()
-
-    def report(step: int, steps: int, loss: float) -> None:
-        if step % max(1, steps // 10) == 0 or step == steps:
-            left = (time.monotonic() - began) / step * (steps - step)
-            say(f"      step {step}/{steps}  loss {loss:.2f}  elapsed {clock(time.monotonic() - started)}  left ~{clock(left)}")
-
-    return report
+def _report(follower: MetricsFollower, run_dir: Path, steps: int, started: float) -> None:
+    for row in follower.new_rows():
+        row["palettes"] = dict(step_choices(run_dir, row["step"]))  # the film is written before the step's metrics
+        say(step_line(row, follower.rows, steps, started))

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from pathlib import Path
 
+from watercolour_demo.choices import WATCHED, share
 from watercolour_trainer.film import RunDirectory
 
 
@@ -20,6 +22,7 @@ def _third(rows: list[dict]) -> dict:
         "steps": [row["step"] for row in rows],
         "reward_mean": _mean([row["reward_mean"] for row in rows]),
         "gate_pass_rate": _mean([row["gate_pass_rate"] for row in rows]),
+        "watched_share": _mean([share(Counter(row["palettes"]), WATCHED) for row in rows]),
     }
 
 
@@ -34,8 +37,10 @@ def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
     return {
         **context,
         "steps": [
-            {key: row[key] for key in ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best")} for row in rows
+            {key: row[key] for key in ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best", "palettes")}
+            for row in rows
         ],
+        "watched_palette": WATCHED,
         "first_third": first,
         "last_third": last,
         "last_third_better": None
@@ -51,20 +56,23 @@ def _number(value: float | None, form: str = ".3f") -> str:
 
 
 def render(summary: dict) -> str:
-    lines = ["step  reward  ±std   gate pass", "----  ------  -----  ---------"]
+    watched = summary["watched_palette"]
+    lines = [f"step  reward  ±std   gate pass  {watched}", f"----  ------  -----  ---------  {'-' * len(watched)}"]
     for row in summary["steps"]:
+        chosen = row["palettes"]
         lines.append(
             f"{row['step']:>4}  {_number(row['reward_mean']):>6}  {_number(row['reward_std']):>5}  "
-            f"{_number(row['gate_pass_rate'], '.0%'):>9}"
+            f"{_number(row['gate_pass_rate'], '.0%'):>9}  {chosen.get(watched, 0):>{len(watched) - 3}}/{sum(chosen.values())}"
         )
     first, last = summary["first_third"], summary["last_third"]
     verdict = {True: "better", False: "not better", None: "not comparable"}[summary["last_third_better"]]
     lines += [
         "",
         f"first third (steps {first['steps'][0]}-{first['steps'][-1]}): reward {_number(first['reward_mean'])}, "
-        f"gate pass {_number(first['gate_pass_rate'], '.0%')}",
+        f"gate pass {_number(first['gate_pass_rate'], '.0%')}, {watched} {_number(first['watched_share'], '.0%')}",
         f"last third  (steps {last['steps'][0]}-{last['steps'][-1]}): reward {_number(last['reward_mean'])}, "
-        f"gate pass {_number(last['gate_pass_rate'], '.0%')}  -> the last third is {verdict}",
+        f"gate pass {_number(last['gate_pass_rate'], '.0%')}, {watched} {_number(last['watched_share'], '.0%')}"
+        f"  -> the last third is {verdict}",
         f"best painting: {summary['best_painting'] or 'none rendered'}",
         f"every rollout (code, painting, reward): {summary['film']}",
     ]

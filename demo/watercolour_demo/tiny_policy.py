@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
+
+if TYPE_CHECKING:  # transformers takes 300 MB to import: the demo's own process reads SIZES without it
+    from transformers import PreTrainedTokenizerFast, Qwen3ForCausalLM
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
@@ -56,6 +59,8 @@ def build_tokenizer(texts: list[str], vocab_size: int = 1024, whole_lines: bool 
         show_progress=False,
     )
     core.train_from_iterator(texts, trainer=trainer)
+    from transformers import PreTrainedTokenizerFast
+
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=core, eos_token="<|im_end|>", pad_token="<|endoftext|>", bos_token=None, unk_token=None
     )
@@ -65,6 +70,7 @@ def build_tokenizer(texts: list[str], vocab_size: int = 1024, whole_lines: bool 
 
 def build_policy(tokenizer: PreTrainedTokenizerFast, size: PolicySize, seed: int = 0) -> Qwen3ForCausalLM:
     import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
 
     torch.manual_seed(seed)
     config = Qwen3Config(

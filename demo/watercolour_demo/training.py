@@ -23,23 +23,28 @@ class GrpoSettings:
     lr: float
     weights: str  # gate,length,judge,hps
     scale_rewards: str = "none"
+    beta: float = 0.0  # KL penalty to the warm start
     lora: bool = False  # a LoRA on every linear layer instead of training every weight
     temperature: float = 1.0
     seed: int = 0
     report_to: str = "trackio"
+    run_name: str = "demo"  # trackio's name for the run: a name used before would add this run's steps to that one
 
 
 def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSettings) -> list[str]:
     s = settings
+    micro_batch = next(size for size in (4, 2, 1) if s.group_size % size == 0)
     return [
         sys.executable, str(SCRIPT), "--env-url", env_url, "--model", str(model), "--subject", s.subject,
         "--references", str(REFERENCES), "--weights", s.weights, "--steps", str(s.steps), "--n-episodes", str(s.steps),
-        # One group a step, one optimiser step a group: the whole group in one batch.
-        "--num-generations", str(s.group_size), "--per-device-batch-size", str(s.group_size),
-        "--gradient-accumulation-steps", "1", "--max-completion-length", str(s.max_completion_length),
+        # One group a step and one optimiser step a group, in micro-batches of up to 4 (the logits of 8 long
+        # replies at once take the trainer's memory past a gigabyte and a half).
+        "--num-generations", str(s.group_size), "--per-device-batch-size", str(micro_batch),
+        "--gradient-accumulation-steps", str(s.group_size // micro_batch),
+        "--max-completion-length", str(s.max_completion_length),
         "--lr", str(s.lr), "--lr-scheduler", "constant", "--warmup-steps", "0", "--temperature", str(s.temperature),
-        "--scale-rewards", s.scale_rewards,
-        "--save-steps", str(s.steps), "--seed", str(s.seed), "--run-dir", str(run_dir), "--run-tag", run_dir.name,
+        "--scale-rewards", s.scale_rewards, "--beta", str(s.beta),
+        "--save-steps", str(s.steps), "--seed", str(s.seed), "--run-dir", str(run_dir), "--run-tag", s.run_name,
         "--report-to", s.report_to, "--flavor", "cpu-basic", "--scorer-hardware", "cpu-basic",
         *(["--lora", "--all-linear"] if s.lora else []),
     ]  # fmt: skip

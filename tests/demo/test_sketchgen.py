@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from tests.conftest import fresh_seed
-from watercolour_demo.sketchgen import KINDS, PALETTES, as_reply, corpus, generate_sketch, subject_kind
+from watercolour_demo.sketchgen import KINDS, PALETTES, TITLE, as_reply, corpus, generate_sketch, subject_kind
 from watercolour_env.reply import extract_sketch
 from watercolour_shared.length import length_score
 from watercolour_shared.paint import BLANK_BELOW
@@ -23,7 +23,6 @@ from watercolour_shared.paint import BLANK_BELOW
 # One subject per kind: hibiscus, the generic-flower fallback, leaves, stems with buds.
 SUBJECTS = ("a peach hibiscus", "a tulip", "a sprig of leaves", "stems with buds")
 SEEDS = 200
-HEADER = re.compile(r"^// .* in loose watercolour: (?P<layout>[a-z-]+), (?P<palette>[a-z]+) palette\.$", re.M)
 SHAPE = re.compile(r"brush\.beginShape\([^)]*\);(.*?)brush\.endShape", re.S)
 VERTEX = re.compile(r"brush\.vertex\((-?\d+), (-?\d+)\)")
 SKELETON_CALLS = {"setup", "draw", "createCanvas", "angleMode", "noLoop", "translate", "background"}
@@ -80,7 +79,7 @@ def test_a_seed_always_gives_the_same_sketch():
 def test_seeds_vary_layout_palette_paper_and_shapes(sketches):
     for subject, codes in sketches.items():
         assert len(set(codes)) == SEEDS
-        headers = [HEADER.search(code) for code in codes]
+        headers = [TITLE.search(code) for code in codes]
         layouts = Counter(h["layout"] for h in headers)
         assert set(layouts) == set(KINDS[subject_kind(subject)].layouts) and min(layouts.values()) >= SEEDS / len(layouts) / 2
         palettes = {h["palette"] for h in headers}
@@ -95,7 +94,7 @@ def test_seeds_vary_layout_palette_paper_and_shapes(sketches):
 
 def test_a_colour_word_picks_the_palette_and_other_subjects_fall_back_to_a_flower():
     code = generate_sketch("a violet poppy", 3)
-    assert HEADER.search(code)["palette"] == "violet" and PALETTES["violet"].petal[0] in code
+    assert TITLE.search(code)["palette"] == "violet" and PALETTES["violet"].petal[0] in code
     assert [subject_kind(s) for s in ("Hibiscus!", "a poppy", "fern leaves", "tall stems", "")] == [
         "hibiscus",
         "flower",
@@ -114,7 +113,7 @@ def test_default_length_earns_the_length_term_and_detail_scales_it(sketches):
 
 def test_knobs_choose_and_bad_knobs_are_refused():
     code = generate_sketch("hibiscus", 5, palette="lemon", composition="pair")
-    assert HEADER.search(code).group("layout", "palette") == ("pair", "lemon")
+    assert TITLE.search(code).group("layout", "palette") == ("pair", "lemon")
     for knobs in ({"palette": "beige"}, {"composition": "sprig"}, {"detail": 0}):
         with pytest.raises(ValueError):
             generate_sketch("hibiscus", 5, **knobs)

@@ -19,9 +19,12 @@ IMAGES = [
     ("services/scorer/Dockerfile", None),
     ("services/scorer/Dockerfile", "heuristic"),
     ("trainer/Dockerfile", None),
+    ("demo/Dockerfile", None),
 ]
+# Bases that compose hands a build as a context of another service's image (`additional_contexts`).
+SERVICE_BASES = {"env": "services/env/Dockerfile"}
 # The project's code: after it is copied in, nothing may resolve dependencies again.
-CODE = re.compile(r"^(shared|services/\w+/watercolour_\w+|trainer/watercolour_\w+)/?$")
+CODE = re.compile(r"^(shared|services/\w+/watercolour_\w+|(trainer|demo)/watercolour_\w+)/?$")
 
 
 INSTALLS = re.compile(r"pip install|apt-get|\bbash \S+\.sh")
@@ -44,7 +47,9 @@ def ignored(path: str) -> bool:
 def test_the_base_image_is_pinned(path, target):
     stages = dockerfile.stages(ROOT / path)
     for stage in dockerfile.chain(stages, target):
-        if stage.base not in {other.name for other in stages}:
+        if stage.base in SERVICE_BASES:
+            assert (SERVICE_BASES[stage.base], None) in IMAGES  # its own base is checked there
+        elif stage.base not in {other.name for other in stages}:
             assert re.fullmatch(r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*", stage.base), f"{path}: {stage.base} is not pinned"
 
 

@@ -35,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lr-scheduler", default="constant_with_warmup")
     p.add_argument("--warmup-steps", type=int, default=5)
     p.add_argument("--scale-rewards", choices=SCALE_REWARDS, default="none")
+    p.add_argument("--beta", type=float, default=0.0, help="KL penalty to the starting policy (the recipe: none)")
     p.add_argument("--steps", type=int, default=110)
     p.add_argument("--n-episodes", type=int, default=240, help="prompts in the training set")
     p.add_argument("--num-generations", type=int, default=8, help="rollouts per group")

@@ -99,6 +99,7 @@ def grpo_config(options: argparse.Namespace, run: RunDirectory, use_trackio: boo
         top_k=options.top_k,
         temperature=options.temperature,
         scale_rewards=options.scale_rewards,
+        beta=options.beta,
         bf16=options.bf16,
         gradient_checkpointing=options.gradient_checkpointing,
         chat_template_kwargs={"enable_thinking": False},

@@ -7,7 +7,7 @@ For a policy's training corpus, benchmark load and test material; `python -m
 watercolour_demo.sketchgen --help` writes a folder of them.
 """
 
-from watercolour_demo.sketchgen.generate import KINDS, corpus, generate_sketch, subject_kind
+from watercolour_demo.sketchgen.generate import KINDS, TITLE, corpus, generate_sketch, subject_kind
 from watercolour_demo.sketchgen.layouts import BLOOM_LAYOUTS, LEAF_LAYOUTS, STEM_LAYOUTS
 from watercolour_demo.sketchgen.palettes import PALETTES
 from watercolour_demo.sketchgen.reply import as_reply
@@ -18,6 +18,7 @@ __all__ = [
     "LEAF_LAYOUTS",
     "PALETTES",
     "STEM_LAYOUTS",
+    "TITLE",
     "as_reply",
     "corpus",
     "generate_sketch",

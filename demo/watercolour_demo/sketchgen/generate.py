@@ -38,6 +38,10 @@ KINDS = {
 DETAIL_RANGE = (0.3, 3.0)
 
 
+# Every sketch's first line names its composition and palette; TITLE reads them back (from a reply too).
+TITLE = re.compile(r"^// .* in loose watercolour: (?P<layout>[a-z-]+), (?P<palette>[a-z]+) palette\.$", re.MULTILINE)
+
+
 def subject_kind(subject: str) -> str:
     words = set(re.findall(r"[a-z]+", subject.lower()))
     return next((name for name, kind in KINDS.items() if words & set(kind.words)), "flower")
