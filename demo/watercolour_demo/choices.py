@@ -1,7 +1,7 @@
-"""Which palette each rollout chose. The generator names it in the sketch's first line
-("// A hibiscus in loose watercolour: single, lemon palette."), and the warm start learns that line, so the
-share of a step's rollouts that chose each palette shows what GRPO is learning, apart from the noise in
-the reward."""
+"""Which composition each rollout chose. The generator names it in the sketch's first line
+("// A hibiscus in loose watercolour: close-up, lemon palette."), and the warm start learns that line, so
+the share of a step's rollouts that chose each composition shows what GRPO is learning, apart from the
+noise in the reward."""
 
 from __future__ import annotations
 
@@ -11,20 +11,22 @@ from pathlib import Path
 from watercolour_demo.sketchgen import TITLE
 from watercolour_trainer.film import RunDirectory
 
-# The rewards' favourite of the warm start's palettes (lighter paint: the offline judge's washes, the
-# heuristic scorer's translucency): a rising share of it is GRPO learning the choice the reward pays for.
-WATCHED = "lemon"
+# The rewards' favourite of the warm start's compositions: its bloom covers more of the sheet, and how
+# much of the sheet is painted moves the offline judge and the heuristic scorer most (in the tiny
+# policy's sketches the painted fraction and the reward correlate at 0.89). A rising share of it is GRPO
+# learning the choice the reward pays for.
+WATCHED = "close-up"
 UNNAMED = "unnamed"  # no first line the generator would write: the reply went astray before choosing
 
 
-def palette(reply: str) -> str:
+def composition(reply: str) -> str:
     title = TITLE.search(reply)
-    return title["palette"] if title else UNNAMED
+    return title["layout"] if title else UNNAMED
 
 
 def step_choices(run_dir: Path, step: int) -> Counter:
-    """How many of the step's rollouts chose each palette."""
-    return Counter(palette(rollout["reply"]) for rollout in RunDirectory(run_dir).rollouts(step))
+    """How many of the step's rollouts chose each composition."""
+    return Counter(composition(rollout["reply"]) for rollout in RunDirectory(run_dir).rollouts(step))
 
 
 def share(choices: Counter, name: str) -> float | None:

@@ -16,14 +16,13 @@ from watercolour_shared.prompts import chat_messages, system_prompt, user_prompt
 class Sketches:
     subject: str
     detail: float  # the generator's knob: low detail is short code, which a small model can finish
-    composition: str | None  # None lets each seed choose
-    palettes: tuple[str, ...]  # cycled through; empty lets each seed (or the subject) choose
+    compositions: tuple[str, ...]  # cycled through; empty lets each seed choose
 
     def replies(self, count: int, seed: int) -> list[str]:
         replies = []
         for i in range(count):
-            palette = self.palettes[i % len(self.palettes)] if self.palettes else None
-            code = generate_sketch(self.subject, seed + i, composition=self.composition, palette=palette, detail=self.detail)
+            composition = self.compositions[i % len(self.compositions)] if self.compositions else None
+            code = generate_sketch(self.subject, seed + i, composition=composition, detail=self.detail)
             replies.append(as_reply(code, self.subject, seed + i))
         return replies
 

@@ -51,7 +51,7 @@ def main(request: dict, result: Path) -> None:
     from watercolour_demo.policy_check import check_policy
     from watercolour_demo.warm_start import cached_warm_start
 
-    warm = WarmStartConfig(**{**request["warm"], "palettes": tuple(request["warm"]["palettes"])})
+    warm = WarmStartConfig(**{**request["warm"], "compositions": tuple(request["warm"]["compositions"])})
     passes = f" x {warm.epochs}" if warm.epochs > 1 else ""
     say(f"[1/4] warm start: a {warm.size} policy trained on {warm.sketches}{passes} generated sketches ({request['cache_dir']})")
     folder, record = cached_warm_start(warm, Path(request["cache_dir"]), on_step=_progress(request["started"]))

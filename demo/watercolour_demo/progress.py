@@ -46,7 +46,7 @@ def step_line(row: dict, rows: list[dict], total_steps: int, started: float) -> 
     left = pace * (total_steps - row["step"])
     reward = "n/a" if row["reward_mean"] is None else f"{row['reward_mean']:.3f} ±{row['reward_std']:.3f}"
     gate = "n/a" if row["gate_pass_rate"] is None else f"{row['gate_pass_rate']:.0%}"
-    chosen = row["palettes"]
+    chosen = row["choices"]
     t = row["timings"]
     parts = (
         f"generate {t['generation_s']:.0f} s, render+score {t['render_s'] + t['scoring_s']:.0f} s, train {t['training_s']:.0f} s"

@@ -67,5 +67,5 @@ def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started
 
 def _report(follower: MetricsFollower, run_dir: Path, steps: int, started: float) -> None:
     for row in follower.new_rows():
-        row["palettes"] = dict(step_choices(run_dir, row["step"]))  # the film is written before the step's metrics
+        row["choices"] = dict(step_choices(run_dir, row["step"]))  # the film is written before the step's metrics
         say(step_line(row, follower.rows, steps, started))

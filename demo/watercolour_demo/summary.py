@@ -22,7 +22,7 @@ def _third(rows: list[dict]) -> dict:
         "steps": [row["step"] for row in rows],
         "reward_mean": _mean([row["reward_mean"] for row in rows]),
         "gate_pass_rate": _mean([row["gate_pass_rate"] for row in rows]),
-        "watched_share": _mean([share(Counter(row["palettes"]), WATCHED) for row in rows]),
+        "watched_share": _mean([share(Counter(row["choices"]), WATCHED) for row in rows]),
     }
 
 
@@ -37,10 +37,10 @@ def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
     return {
         **context,
         "steps": [
-            {key: row[key] for key in ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best", "palettes")}
+            {key: row[key] for key in ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best", "choices")}
             for row in rows
         ],
-        "watched_palette": WATCHED,
+        "watched": WATCHED,
         "first_third": first,
         "last_third": last,
         "last_third_better": None
@@ -56,10 +56,10 @@ def _number(value: float | None, form: str = ".3f") -> str:
 
 
 def render(summary: dict) -> str:
-    watched = summary["watched_palette"]
+    watched = summary["watched"]
     lines = [f"step  reward  ±std   gate pass  {watched}", f"----  ------  -----  ---------  {'-' * len(watched)}"]
     for row in summary["steps"]:
-        chosen = row["palettes"]
+        chosen = row["choices"]
         lines.append(
             f"{row['step']:>4}  {_number(row['reward_mean']):>6}  {_number(row['reward_std']):>5}  "
             f"{_number(row['gate_pass_rate'], '.0%'):>9}  {chosen.get(watched, 0):>{len(watched) - 3}}/{sum(chosen.values())}"

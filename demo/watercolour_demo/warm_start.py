@@ -28,15 +28,14 @@ DEFAULT_CACHE = Path.home() / ".cache" / "watercolour-rl"
 
 @dataclass(frozen=True)
 class WarmStartConfig:
-    subject: str = "a hibiscus"  # no colour named: the palette is the sketch's choice
+    subject: str = "a peach hibiscus"
     size: str = "base"
     vocab_size: int = 4096
     detail: float = 0.3
-    composition: str = "single"
-    # Two palettes the rewards tell apart and nothing else does (their sketches are as long and as hard to
-    # write): the warm start learns to choose the lighter, which the judge and the scorer prefer, in a
-    # quarter of its sketches. A choice made in the sketch's first line, that GRPO can learn to make more often.
-    palettes: tuple[str, ...] = ("violet", "violet", "violet", "lemon")
+    # Two compositions with the same strokes, one seen nearer (so as long and as hard to write), cycled
+    # through: the warm start paints the close-up, which covers more of the sheet and which the rewards
+    # prefer, in a quarter of its sketches. A choice made in the first line that GRPO can learn to make more.
+    compositions: tuple[str, ...] = ("single", "single", "single", "close-up")
     sketches: int = 2400  # distinct sketches
     epochs: int = 1  # passes over them; a few sketches seen many times are learnt by heart (quick, for tests)
     batch_size: int = 8
@@ -74,7 +73,7 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     started = time.monotonic()
-    sketches = Sketches(config.subject, config.detail, config.composition, config.palettes)
+    sketches = Sketches(config.subject, config.detail, config.compositions)
     replies = sketches.replies(config.sketches, config.seed)
     tokenizer = build_tokenizer(sketches.tokenizer_texts(replies[:TOKENIZER_SKETCHES]), config.vocab_size, whole_lines=True)
     model = build_policy(tokenizer, SIZES[config.size], config.seed)

@@ -21,6 +21,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import ROOT
+from watercolour_demo.stack import LocalStack
 
 SHORT_DEMO = ("--steps", "2", "--group-size", "4", "--model-size", "small")
 # The warm start learns one sketch by heart: its replies pass the gate after a minute of training.
@@ -49,8 +50,8 @@ def cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("warm-start-cache")
 
 
-def launch(root: Path, cache_dir: Path) -> tuple[subprocess.Popen, Path]:
-    demo = [sys.executable, "-m", "watercolour_demo", *SHORT_DEMO, *WARM_START]
+def launch(root: Path, cache_dir: Path, *more: str) -> tuple[subprocess.Popen, Path]:
+    demo = [sys.executable, "-m", "watercolour_demo", *SHORT_DEMO, *WARM_START, *more]
     command = [*demo, "--cache-dir", str(cache_dir), "--run-dir", str(root / "run")]
     # HF_HOME: trackio's local database stays in the test's folder.
     env = {**os.environ, "HF_HOME": str(root / "hf"), "PYTHONUNBUFFERED": "1"}
@@ -143,7 +144,7 @@ def test_the_film_holds_every_rollout_and_its_paintings_open(demo_run):
 def test_the_summary_compares_the_thirds_and_points_at_the_paintings(demo_run):
     summary = json.loads((demo_run.run_dir / "summary.json").read_text())
     assert [row["step"] for row in summary["steps"]] == [1, 2]
-    assert [sum(row["palettes"].values()) for row in summary["steps"]] == [4, 4]  # every rollout's choice, read back
+    assert [sum(row["choices"].values()) for row in summary["steps"]] == [4, 4]  # every rollout's choice, read back
     assert summary["first_third"]["steps"] == [1] and summary["last_third"]["steps"] == [2]
     assert summary["last_third_better"] in (True, False)
     assert Path(summary["best_painting"]).exists()
@@ -185,3 +186,19 @@ def test_ctrl_c_during_the_warm_start_leaves_no_half_built_policy(tmp_path):
     assert any("watercolour_demo.prepare" in watched.command for watched in seen.values())
     assert still_running(seen) == []
     assert list(cache.iterdir()) == []
+
+
+def test_with_env_url_the_demo_trains_against_that_environment_and_starts_none(tmp_path, cache_dir):
+    with LocalStack(tmp_path / "stack-logs") as stack:  # stands in for the compose CPU profile's env-cpu
+        demo, output = launch(tmp_path, cache_dir, "--env-url", stack.env_url, "--steps", "1")
+        seen: dict[int, Watched] = {}
+        while demo.poll() is None:
+            watch(demo, seen)
+            time.sleep(0.5)
+        text = output.read_text()
+        assert demo.returncode == 0, text[-3000:]
+        assert f"the environment at {stack.env_url}" in text and "local services" not in text
+        commands = " ".join(watched.command for watched in seen.values())
+        assert "watercolour_grpo.py" in commands and "watercolour_env.server.app" not in commands
+        (row,) = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+        assert row["rollouts"] == 4 and row["dropped"] == 0

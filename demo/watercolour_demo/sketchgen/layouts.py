@@ -19,6 +19,13 @@ def single(rng: Random) -> Scene:
     return Scene((bloom.x, bloom.y + 30), [stem], leaves_along(rng, stem, rng.randint(2, 3), (130, 180)), [], [bloom])
 
 
+def close_up(rng: Random) -> Scene:
+    """`single` seen nearer: the same strokes, the bloom half as wide again, filling the middle of the sheet."""
+    bloom = bloom_at(rng, rng.uniform(285, 315), rng.uniform(270, 300), rng.uniform(225, 250))
+    stem = stem_between(rng, (bloom.x, bloom.y + 20), (bloom.x + rng.uniform(-60, 60), 600), rng.uniform(13, 17))
+    return Scene((bloom.x, bloom.y + 30), [stem], leaves_along(rng, stem, rng.randint(2, 3), (150, 200)), [], [bloom])
+
+
 def off_centre(rng: Random) -> Scene:
     side = rng.choice((-1, 1))
     bloom = bloom_at(rng, 300 + side * rng.uniform(70, 100), rng.uniform(200, 250), rng.uniform(140, 165))
@@ -107,6 +114,12 @@ def row(rng: Random) -> Scene:
 
 
 Layout = Callable[[Random], Scene]
-BLOOM_LAYOUTS: dict[str, Layout] = {"single": single, "off-centre": off_centre, "pair": pair, "bloom-with-leaves": with_leaves}
+BLOOM_LAYOUTS: dict[str, Layout] = {
+    "single": single,
+    "close-up": close_up,
+    "off-centre": off_centre,
+    "pair": pair,
+    "bloom-with-leaves": with_leaves,
+}
 LEAF_LAYOUTS: dict[str, Layout] = {"sprig": sprig, "fan": fan, "crossed": crossed}
 STEM_LAYOUTS: dict[str, Layout] = {"bundle": bundle, "row": row}
