@@ -43,7 +43,11 @@ class WarmStartConfig:
     seed: int = 0
 
     def key(self) -> str:
-        probe = hashlib.sha256(generate_sketch(self.subject, 0, detail=self.detail).encode()).hexdigest()
+        # A sketch of every composition the corpus uses: a change to any of them in the generator is a new key.
+        sketches = [
+            generate_sketch(self.subject, 0, composition=c, detail=self.detail) for c in sorted(set(self.compositions)) or [None]
+        ]
+        probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
         described = json.dumps({"format": FORMAT, "probe": probe, **asdict(self)}, sort_keys=True)
         return hashlib.sha256(described.encode()).hexdigest()[:16]
 
