@@ -1,11 +1,12 @@
 """Which composition each rollout chose. The generator names it in the sketch's first line
-("// A hibiscus in loose watercolour: close-up, lemon palette."), and the warm start learns that line, so
+("// A peach hibiscus in loose watercolour: close-up, peach palette."), and the warm start learns that line, so
 the share of a step's rollouts that chose each composition shows what GRPO is learning, apart from the
 noise in the reward."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 from watercolour_demo.sketchgen import TITLE
@@ -29,6 +30,11 @@ def step_choices(run_dir: Path, step: int) -> Counter:
     return Counter(composition(rollout["reply"]) for rollout in RunDirectory(run_dir).rollouts(step))
 
 
-def share(choices: Counter, name: str) -> float | None:
+def share(choices: Mapping[str, int], name: str) -> float | None:
     total = sum(choices.values())
-    return choices[name] / total if total else None
+    return choices.get(name, 0) / total if total else None
+
+
+def tally(choices: Mapping[str, int]) -> str:
+    """`close-up 3/8`: how many of the step's rollouts chose the watched composition."""
+    return f"{WATCHED} {choices.get(WATCHED, 0)}/{sum(choices.values())}"

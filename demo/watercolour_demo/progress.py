@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from watercolour_demo.choices import WATCHED
+from watercolour_demo.choices import tally
 
 
 def say(text: str) -> None:
@@ -46,13 +46,12 @@ def step_line(row: dict, rows: list[dict], total_steps: int, started: float) -> 
     left = pace * (total_steps - row["step"])
     reward = "n/a" if row["reward_mean"] is None else f"{row['reward_mean']:.3f} ±{row['reward_std']:.3f}"
     gate = "n/a" if row["gate_pass_rate"] is None else f"{row['gate_pass_rate']:.0%}"
-    chosen = row["choices"]
     t = row["timings"]
     parts = (
         f"generate {t['generation_s']:.0f} s, render+score {t['render_s'] + t['scoring_s']:.0f} s, train {t['training_s']:.0f} s"
     )
     return (
         f"step {row['step']:>3}/{total_steps}  reward {reward}  gate pass {gate:>4}  "
-        f"{WATCHED} {chosen.get(WATCHED, 0)}/{sum(chosen.values())}  ({parts})  "
+        f"{tally(row['choices'])}  ({parts})  "
         f"elapsed {clock(time.monotonic() - started)}  left ~{clock(left)}"
     )

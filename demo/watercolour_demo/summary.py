@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections import Counter
 from pathlib import Path
 
 from watercolour_demo.choices import WATCHED, share
@@ -22,7 +21,7 @@ def _third(rows: list[dict]) -> dict:
         "steps": [row["step"] for row in rows],
         "reward_mean": _mean([row["reward_mean"] for row in rows]),
         "gate_pass_rate": _mean([row["gate_pass_rate"] for row in rows]),
-        "watched_share": _mean([share(Counter(row["choices"]), WATCHED) for row in rows]),
+        "watched_share": _mean([share(row["choices"], WATCHED) for row in rows]),
     }
 
 
