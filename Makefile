@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test lint bench bench-scorer serve clean
+.PHONY: setup setup-scorer demo test lint bench bench-demo bench-scorer serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
@@ -48,6 +48,10 @@ lint: setup
 
 bench: setup
 	$(PY) bench/render_bench.py
+
+# make demo twice, from an empty warm-start cache and then cached, against its targets (~25 min on 2 cores).
+bench-demo: setup
+	$(PY) bench/demo_bench.py
 
 # The scorer on a random-weight HPSv3: SIZE=7b DEVICE=cuda on a GPU host.
 bench-scorer: setup-scorer

@@ -31,7 +31,7 @@ DEFAULT_RUN_DIR = Path("runs") / "demo"
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m watercolour_demo", description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=18, help="GRPO steps")
+    p.add_argument("--steps", type=int, default=15, help="GRPO steps")
     p.add_argument("--group-size", type=int, default=8, help="rollouts per GRPO group (one group a step)")
     p.add_argument("--model-size", choices=sorted(SIZES), default=DEFAULTS.size, help="the tiny policy's size")
     p.add_argument("--warm-start-sketches", type=int, default=DEFAULTS.sketches, help="distinct sketches the warm start learns")

@@ -17,12 +17,14 @@ class Sketches:
     subject: str
     detail: float  # the generator's knob: low detail is short code, which a small model can finish
     compositions: tuple[str, ...]  # cycled through; empty lets each seed choose
+    paper_wash: bool = True
 
     def replies(self, count: int, seed: int) -> list[str]:
         replies = []
         for i in range(count):
             composition = self.compositions[i % len(self.compositions)] if self.compositions else None
-            code = generate_sketch(self.subject, seed + i, composition=composition, detail=self.detail)
+            knobs = {"composition": composition, "detail": self.detail, "paper_wash": self.paper_wash}
+            code = generate_sketch(self.subject, seed + i, **knobs)
             replies.append(as_reply(code, self.subject, seed + i))
         return replies
 

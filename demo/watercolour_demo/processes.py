@@ -48,9 +48,9 @@ def health(url: str, ready: Callable[[dict], bool]) -> str | None:
     """`url` once its /health answers 200 and the answer says it is ready."""
     try:
         response = httpx.get(f"{url}/health", timeout=5)
-    except httpx.TransportError:
+        return url if response.status_code == 200 and ready(response.json()) else None
+    except (httpx.TransportError, ValueError):  # nothing listening yet, or something that is not our service
         return None
-    return url if response.status_code == 200 and ready(response.json()) else None
 
 
 def end_process_tree(process: subprocess.Popen, grace_s: float = 15.0) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from watercolour_demo.choices import step_choices
 from watercolour_demo.prepare import prepare
-from watercolour_demo.processes import end_process_tree
+from watercolour_demo.processes import end_process_tree, health
 from watercolour_demo.progress import MetricsFollower, say, step_line
 from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
@@ -23,6 +23,8 @@ def run_loop(
 ):
     """The metrics of every step, and what the summary reports besides them. `env_url`: an environment already
     running (the compose CPU profile's), used instead of starting the local stack."""
+    if env_url and health(env_url.rstrip("/"), lambda body: True) is None:  # before minutes of warm start, not after
+        raise RuntimeError(f"the environment at {env_url} does not answer /health: start it, or leave out --env-url")
     run_dir.mkdir(parents=True, exist_ok=True)
     found = prepare(warm, cache_dir, grpo, started, run_dir / "warm_start.json")
     grpo = replace(grpo, max_completion_length=found["max_completion_length"])

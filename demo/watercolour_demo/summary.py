@@ -4,6 +4,7 @@ last third, and where the paintings are. Written to RUN_DIR/summary.json and RUN
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from pathlib import Path
 
@@ -23,6 +24,21 @@ def _third(rows: list[dict]) -> dict:
         "gate_pass_rate": _mean([row["gate_pass_rate"] for row in rows]),
         "watched_share": _mean([share(row["choices"], WATCHED) for row in rows]),
     }
+
+
+def _gain(run: RunDirectory, first: dict, last: dict) -> dict | None:
+    """The last third's mean reward over the first third's, per rollout, with its standard error: a gain of more
+    than two standard errors is one that the rollouts' noise alone would rarely give."""
+
+    def rewards(third: dict) -> list[float]:
+        return [r["reward"] for step in third["steps"] for r in run.rollouts(step) if r["reward"] is not None]
+
+    before, after = rewards(first), rewards(last)
+    if len(before) < 2 or len(after) < 2:
+        return None
+    gain = statistics.fmean(after) - statistics.fmean(before)
+    error = math.sqrt(statistics.variance(before) / len(before) + statistics.variance(after) / len(after))
+    return {"reward": gain, "standard_error": error, "clear": gain > 2 * error}
 
 
 def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
@@ -45,6 +61,7 @@ def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
         "last_third_better": None
         if first["reward_mean"] is None or last["reward_mean"] is None
         else last["reward_mean"] > first["reward_mean"],
+        "gain": _gain(run, first, last),
         "best_painting": str(run.step_dir(best["step"]) / f"rollout-{best['index']:02d}.png") if best else None,
         "film": str(run.film),
     }
@@ -65,6 +82,9 @@ def render(summary: dict) -> str:
         )
     first, last = summary["first_third"], summary["last_third"]
     verdict = {True: "better", False: "not better", None: "not comparable"}[summary["last_third_better"]]
+    if gain := summary["gain"]:
+        noise = "more than twice" if gain["clear"] else "within twice"
+        verdict += f" by {gain['reward']:+.3f} per rollout ({noise} its standard error, {gain['standard_error']:.3f})"
     lines += [
         "",
         f"first third (steps {first['steps'][0]}-{first['steps'][-1]}): reward {_number(first['reward_mean'])}, "

@@ -32,10 +32,13 @@ class WarmStartConfig:
     size: str = "base"
     vocab_size: int = 4096
     detail: float = 0.3
-    # Two compositions with the same strokes, one seen nearer (so as long and as hard to write), cycled
-    # through: the warm start paints the close-up, which covers more of the sheet and which the rewards
-    # prefer, in a quarter of its sketches. A choice made in the first line that GRPO can learn to make more.
+    # Two compositions with the same strokes, cycled through: the close-up is the single bloom under one zoom
+    # line, so it covers twice the sheet whatever the policy's coordinates, and the rewards prefer it. The
+    # warm start paints it in a quarter of its sketches: a choice made in the first lines that GRPO can learn.
     compositions: tuple[str, ...] = ("single", "single", "single", "close-up")
+    # No ground wash: it scores nothing and takes a quarter of a render (a close-up's most of all), and
+    # rendering is most of a GRPO step here.
+    paper_wash: bool = False
     sketches: int = 2400  # distinct sketches
     epochs: int = 1  # passes over them; a few sketches seen many times are learnt by heart (quick, for tests)
     batch_size: int = 8
@@ -44,9 +47,8 @@ class WarmStartConfig:
 
     def key(self) -> str:
         # A sketch of every composition the corpus uses: a change to any of them in the generator is a new key.
-        sketches = [
-            generate_sketch(self.subject, 0, composition=c, detail=self.detail) for c in sorted(set(self.compositions)) or [None]
-        ]
+        knobs = {"detail": self.detail, "paper_wash": self.paper_wash}
+        sketches = [generate_sketch(self.subject, 0, composition=c, **knobs) for c in sorted(set(self.compositions)) or [None]]
         probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
         described = json.dumps({"format": FORMAT, "probe": probe, **asdict(self)}, sort_keys=True)
         return hashlib.sha256(described.encode()).hexdigest()[:16]
@@ -77,7 +79,7 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     started = time.monotonic()
-    sketches = Sketches(config.subject, config.detail, config.compositions)
+    sketches = Sketches(config.subject, config.detail, config.compositions, config.paper_wash)
     replies = sketches.replies(config.sketches, config.seed)
     tokenizer = build_tokenizer(sketches.tokenizer_texts(replies[:TOKENIZER_SKETCHES]), config.vocab_size, whole_lines=True)
     model = build_policy(tokenizer, SIZES[config.size], config.seed)

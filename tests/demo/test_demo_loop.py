@@ -21,6 +21,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import ROOT
+from watercolour_demo.processes import free_port
 from watercolour_demo.stack import LocalStack
 
 SHORT_DEMO = ("--steps", "2", "--group-size", "4", "--model-size", "small")
@@ -147,6 +148,8 @@ def test_the_summary_compares_the_thirds_and_points_at_the_paintings(demo_run):
     assert [sum(row["choices"].values()) for row in summary["steps"]] == [4, 4]  # every rollout's choice, read back
     assert summary["first_third"]["steps"] == [1] and summary["last_third"]["steps"] == [2]
     assert summary["last_third_better"] in (True, False)
+    gain = summary["gain"]  # per rollout, with its standard error: 4 rollouts a third here
+    assert gain["standard_error"] >= 0 and gain["clear"] == (gain["reward"] > 2 * gain["standard_error"])
     assert Path(summary["best_painting"]).exists()
     assert summary["warm_start_static_gate"]["samples"] == 16
     assert summary["peak_memory_gb"] > 0.1  # the trainer alone holds more than that
@@ -202,3 +205,11 @@ def test_with_env_url_the_demo_trains_against_that_environment_and_starts_none(t
         assert "watercolour_grpo.py" in commands and "watercolour_env.server.app" not in commands
         (row,) = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
         assert row["rollouts"] == 4 and row["dropped"] == 0
+
+
+def test_an_environment_url_that_does_not_answer_is_refused_before_the_warm_start(tmp_path):
+    cache = tmp_path / "cache"
+    demo, output = launch(tmp_path, cache, "--env-url", f"http://127.0.0.1:{free_port()}")
+    assert demo.wait(60) == 1
+    assert "does not answer /health" in output.read_text()
+    assert not cache.exists()  # refused before any warm start was built

@@ -6,6 +6,7 @@ a few must also render in real Chromium and pass the whole gate.
 """
 
 import asyncio
+import difflib
 import math
 import re
 import subprocess
@@ -25,7 +26,7 @@ SUBJECTS = ("a peach hibiscus", "a tulip", "a sprig of leaves", "stems with buds
 SEEDS = 200
 SHAPE = re.compile(r"brush\.beginShape\([^)]*\);(.*?)brush\.endShape", re.S)
 VERTEX = re.compile(r"brush\.vertex\((-?\d+), (-?\d+)\)")
-SKELETON_CALLS = {"setup", "draw", "createCanvas", "angleMode", "noLoop", "translate", "background"}
+SKELETON_CALLS = {"setup", "draw", "createCanvas", "angleMode", "noLoop", "translate", "scale", "background"}
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,36 @@ def _mean_width(points: list[tuple[int, int]]) -> float:
     area = abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True))) / 2
     xs, ys = [x for x, _ in points], [y for _, y in points]
     return area / math.hypot(max(xs) - min(xs), max(ys) - min(ys))
+
+
+def test_the_close_up_is_the_single_bloom_under_one_zoom_line():
+    single, close_up = (generate_sketch("a peach hibiscus", 9, composition=c).splitlines() for c in ("single", "close-up"))
+    changed = [line for line in difflib.ndiff(single, close_up) if line[:1] in "+-"]
+    assert changed == [
+        "- // A peach hibiscus in loose watercolour: single, peach palette.",
+        "+ // A peach hibiscus in loose watercolour: close-up, peach palette.",
+        "+   translate(-300, -300); scale(2);  // seen nearer",
+    ]
+
+
+async def test_the_close_up_paints_more_of_the_sheet(services):
+    codes = [generate_sketch("a peach hibiscus", 9, composition=c) for c in ("single", "close-up")]
+    single, close_up = await asyncio.gather(*(services.pipeline.run(code, fresh_seed()) for code in codes))
+    assert single.passed and close_up.passed
+    assert close_up.paint_fraction > 1.5 * single.paint_fraction  # the rewards' favourite, so it must paint more
+
+
+def test_without_the_paper_wash_only_the_wash_is_left_out():
+    seed = next(seed for seed in range(50) if "// Paper" in generate_sketch("a peach hibiscus", seed))
+    washed = generate_sketch("a peach hibiscus", seed).splitlines()
+    bare = generate_sketch("a peach hibiscus", seed, paper_wash=False).splitlines()
+    start = washed.index("  // Paper: one soft wash for the subject to sit on.") - 1  # and the blank line before it
+    end = next(i for i in range(start, len(washed)) if "endShape" in washed[i]) + 1
+
+    def shapes(lines: list[str]) -> list[str]:  # brush settings are written when they change, so they may move
+        return [line for line in lines if not line.startswith("  brush.fill")]
+
+    assert shapes(bare) == shapes(washed[:start] + washed[end:])
 
 
 def test_a_seed_always_gives_the_same_sketch():

@@ -1,7 +1,7 @@
 """Write a folder of generated sketches.
 
     python -m watercolour_demo.sketchgen --subject hibiscus --count 20 --out DIR [--seed 0]
-        [--palette violet] [--composition pair] [--detail 1.0] [--reply]
+        [--palette violet] [--composition pair] [--detail 1.0] [--no-paper-wash] [--reply]
 
 Files are SUBJECT-SEED.js (or .md with --reply: the sketch as a model's answer). Prints one
 summary line: how many were written and their length in characters and in length-term score.
@@ -29,12 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--palette")
     parser.add_argument("--composition")
     parser.add_argument("--detail", type=float, default=1.0, help="scales every outline's vertices, and the length")
+    parser.add_argument("--no-paper-wash", action="store_true", help="leave out the ground wash")
     parser.add_argument("--reply", action="store_true", help="write each sketch as a model reply (.md)")
     args = parser.parse_args(argv)
 
     args.out.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^a-z0-9]+", "-", args.subject.lower()).strip("-") or "sketch"
     knobs = {"palette": args.palette, "composition": args.composition, "detail": args.detail}
+    knobs["paper_wash"] = not args.no_paper_wash
     lengths, scores = [], []
     for seed in range(args.seed, args.seed + args.count):
         try:

@@ -20,10 +20,12 @@ def single(rng: Random) -> Scene:
 
 
 def close_up(rng: Random) -> Scene:
-    """`single` seen nearer: the same strokes, the bloom half as wide again, filling the middle of the sheet."""
-    bloom = bloom_at(rng, rng.uniform(285, 315), rng.uniform(270, 300), rng.uniform(225, 250))
-    stem = stem_between(rng, (bloom.x, bloom.y + 20), (bloom.x + rng.uniform(-60, 60), 600), rng.uniform(13, 17))
-    return Scene((bloom.x, bloom.y + 30), [stem], leaves_along(rng, stem, rng.randint(2, 3), (150, 200)), [], [bloom])
+    """`single` seen nearer: the same strokes under one zoom line, so that the sketch's first lines decide how
+    much of the sheet it paints, whatever its coordinates (a small policy copies a line far more surely than
+    it scales every number)."""
+    scene = single(rng)
+    scene.zoom = 2.0
+    return scene
 
 
 def off_centre(rng: Random) -> Scene:

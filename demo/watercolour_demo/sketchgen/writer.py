@@ -26,7 +26,7 @@ def _px(value: float) -> int:
 
 
 class SketchWriter:
-    def __init__(self, title: str, paper: str, texture: tuple[float, float]):
+    def __init__(self, title: str, paper: str, texture: tuple[float, float], zoom: float = 1.0):
         self.texture = self._texture = (round(texture[0], 2), round(texture[1], 2))
         self.lines = [
             f"// {title}",
@@ -39,6 +39,7 @@ class SketchWriter:
             "",
             "function draw() {",
             "  translate(-width / 2, -height / 2);",
+            *_zoom_lines(zoom),
             f"  background('{paper}');",
             "  brush.noStroke();",
             f"  brush.fillTexture({num(self.texture[0])}, {num(self.texture[1])});",
@@ -80,3 +81,11 @@ class SketchWriter:
 
     def text(self) -> str:
         return "\n".join([*self.lines, "", "  brush.noFill();", "}", ""])
+
+
+def _zoom_lines(zoom: float) -> list[str]:
+    """p5 transforms reach p5.brush's shapes: this enlarges everything drawn after it about the sheet's middle."""
+    if zoom == 1:
+        return []
+    shift = round(CANVAS / 2 * (1 - zoom))
+    return [f"  translate({shift}, {shift}); scale({num(zoom)});  // seen nearer"]
