@@ -2,9 +2,11 @@
 document and writes it under bench/results/.
 
 The first run starts from an empty warm-start cache (the tokenizer and the tiny policy are built), the
-second finds them cached. Each reports its wall time, its peak memory (PSS of the demo and everything it
-started) and what GRPO did: the mean reward of the first third of the steps against the last third, with
-the gain's standard error, the gate pass rate and the share of the rewards' favourite composition.
+second finds them cached. Each run gets a GRPO seed of its own, drawn from the clock: a repeated seed
+repeats every rollout, whose renders and scores an earlier run would have left in Redis. Each run
+reports its wall time, its peak memory (PSS of the demo and everything it started) and what GRPO did:
+the mean reward of the first third of the steps against the last third, with the gain's standard error,
+the gate pass rate and the share of the rewards' favourite composition.
 
     python bench/demo_bench.py [--out DIR] [-- DEMO OPTIONS]
 """
@@ -18,6 +20,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,11 +28,13 @@ BENCH_DIR = Path(__file__).resolve().parent
 TARGETS = {"from_nothing_s": 15 * 60, "cached_s": 10 * 60, "peak_memory_gb": 4.0}
 
 
-def demo_run(cache_dir: Path, run_dir: Path, options: list[str]) -> dict:
-    command = [sys.executable, "-m", "watercolour_demo", "--cache-dir", str(cache_dir), "--run-dir", str(run_dir), *options]
+def demo_run(cache_dir: Path, run_dir: Path, seed: int, options: list[str]) -> dict:
+    command = [sys.executable, "-m", "watercolour_demo", "--cache-dir", str(cache_dir), "--run-dir", str(run_dir)]
+    command += ["--seed", str(seed), *options]
     subprocess.run(command, check=True)
     summary = json.loads((run_dir / "summary.json").read_text())
     return {
+        "seed": seed,
         "wall_s": summary["wall_s"],
         "peak_memory_gb": summary["peak_memory_gb"],
         "first_third": summary["first_third"],
@@ -43,7 +48,9 @@ def demo_run(cache_dir: Path, run_dir: Path, options: list[str]) -> dict:
 def main(options: list[str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="demo-bench-") as scratch:
         cache = Path(scratch) / "cache"
-        runs = {name: demo_run(cache, Path(scratch) / name, options) for name in ("from_nothing", "cached")}
+        seed = int(time.time())
+        names = ("from_nothing", "cached")
+        runs = {name: demo_run(cache, Path(scratch) / name, seed + i, options) for i, name in enumerate(names)}
     met = {
         "from_nothing_s": runs["from_nothing"]["wall_s"] <= TARGETS["from_nothing_s"],
         "cached_s": runs["cached"]["wall_s"] <= TARGETS["cached_s"],
