@@ -12,7 +12,7 @@ from pathlib import Path
 from watercolour_demo.sketchgen import TITLE
 from watercolour_trainer.film import RunDirectory
 
-# The rewards' favourite of the warm start's compositions: its zoom line paints twice the sheet, and how
+# The rewards' favourite of the warm start's compositions: its zoom line paints about three times the sheet, and how
 # much of the sheet is painted moves the offline judge and the heuristic scorer most (in the tiny
 # policy's sketches the painted fraction and the reward correlate at 0.89). A rising share of it is GRPO
 # learning the choice the reward pays for.
