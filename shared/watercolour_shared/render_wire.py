@@ -53,6 +53,7 @@ class RenderResult(BaseModel):
     status: RenderStatus
     violations: list[Violation] = []
     errors: list[str] = []
+    warnings: list[str] = Field([], description="notes that do not fail the gate, e.g. a sketch near its deadline")
     paint_fraction: float | None = None
     brush_calls: dict[str, int] = {}
     timings: Timings = Timings()

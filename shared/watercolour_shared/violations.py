@@ -30,8 +30,11 @@ class ViolationCode(str, Enum):
     PIXEL_WRITE = "pixel_write"
     DOM_ACCESS = "dom_access"
     STRING_TIMER = "string_timer"
+    OFFLIST_NAME = "offlist_name"  # a p5 or browser name outside the sketch's world (sketch_world.json)
+    HTML_COMMENT = "html_comment"  # `<!--` or a line-leading `-->`: read as comments by V8, as code by other parsers
     # what the render showed
     RUNTIME_ERROR = "runtime_error"
     RENDER_TIMEOUT = "render_timeout"
     MEMORY_LIMIT = "memory_limit"
     BLANK_CANVAS = "blank_canvas"
+    MALFORMED_REPORT = "malformed_report"  # the page's report did not parse: never trusted, never `unavailable`

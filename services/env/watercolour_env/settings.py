@@ -23,9 +23,13 @@ class EnvSettings(BaseSettings):
     allowlist_path: Path | None = Field(None, description="JSON allowlist replacing the default 10 methods")
     browsers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1), ge=1, le=64)
     chromium_gl: Literal["software", "angle-swiftshader"] = Field("software", description="how WebGL is drawn")
-    isolate_network: bool = Field(True, description="run Chromium in an empty network namespace where possible")
+    isolate_network: bool = Field(True, description="run Chromium in an empty network namespace")
+    allow_shared_network: bool = Field(
+        False, description="start even where no namespace can be made (requests stay blocked by routing alone)"
+    )
     recycle_after: int = Field(50, ge=1, description="renders before a browser is replaced")
-    render_deadline_s: float = Field(90.0, gt=0, description="hard limit on one sketch's load + draw")
+    # Twice the slowest honest sketch measured on 2 cores with every browser busy (15.5 s; docs/sandbox.md).
+    render_deadline_s: float = Field(30.0, gt=0, description="hard limit on one sketch's load + draw")
     memory_limit_mb: int = Field(1024, ge=64, description="how far one render may grow its browser's memory")
     queue_timeout_s: float = Field(600.0, gt=0, description="wait for a free browser before answering unavailable")
     max_pending: int = Field(512, ge=1, description="renders queued beyond this are refused as unavailable")

@@ -22,11 +22,18 @@ class GateRules:
     timers: frozenset[str]
     protected_globals: frozenset[str]
     url_prefixes: tuple[str, ...]
+    world: dict  # sketch_world.json: the p5 and JavaScript names a sketch can reach
+    world_names: frozenset[str]  # every one of them, and `brush`
     digest: str  # changes whenever any rule changes; part of cache keys
 
 
 def _by_name(table: dict[str, list[str]]) -> dict[str, str]:
     return {name: code for code, names in table.items() for name in names}
+
+
+def _world_names(world: dict) -> frozenset[str]:
+    functions = [name for group in world["p5_functions"].values() for name in group]
+    return frozenset([*functions, *world["p5_values"], *world["javascript"], "brush"])
 
 
 @cache
@@ -36,6 +43,7 @@ def load_rules(allowlist_path: Path | None = None) -> GateRules:
         "allowlist": json.loads(allowlist_file.read_text()),
         "rules": json.loads((DATA_DIR / "gate_rules.json").read_text()),
         "api": json.loads((DATA_DIR / "brush_api.json").read_text()),
+        "world": json.loads((DATA_DIR / "sketch_world.json").read_text()),
     }
     allowlist, rules = raw["allowlist"], raw["rules"]
     allowed = frozenset(allowlist["methods"])
@@ -52,5 +60,7 @@ def load_rules(allowlist_path: Path | None = None) -> GateRules:
         timers=frozenset(rules["timers"]),
         protected_globals=frozenset(rules["protected_globals"]),
         url_prefixes=tuple(rules["url_prefixes"]),
+        world=raw["world"],
+        world_names=_world_names(raw["world"]),
         digest=hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16],
     )

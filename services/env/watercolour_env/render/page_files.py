@@ -34,7 +34,7 @@ def library_files(assets_dir: Path) -> dict[str, PageFile]:
         "/lib/p5.brush.js": PageFile((assets_dir / "p5.brush/dist/p5.brush.js").read_bytes(), js),
         "/page.html": PageFile((SANDBOX_DIR / "page.html").read_bytes(), "text/html; charset=utf-8"),
     }
-    for name in ("prelude.js", "hooks.js", "guard.js", "launch.js"):
+    for name in ("prelude.js", "hooks.js", "world.js", "launch.js"):
         files[f"/{name}"] = PageFile((SANDBOX_DIR / name).read_bytes(), js)
     return files
 
@@ -48,9 +48,19 @@ def library_versions(assets_dir: Path) -> str:
     return f"p5@{versions[0]}+p5.brush@{versions[1]}+sandbox@{digest}"
 
 
+# The sketch's code becomes the body of a strict function inside `with (scope)`:
+# every free name it uses resolves through world.js's scope. The code cannot
+# close this function early: V8 itself has accepted it as a whole script before
+# the page loads (page_run.py), so its brackets balance as V8 reads them.
+_SKETCH_HEAD = 'window.__wc.sketch(function (__wc_scope__) { with (__wc_scope__) { return function () { "use strict";\n'
+_SKETCH_TAIL = (
+    '\n;return [typeof setup === "function" ? setup : undefined, typeof draw === "function" ? draw : undefined];\n}; } });\n'
+)
+
+
 def sketch_files(code: str, config: dict) -> dict[str, PageFile]:
     js = "text/javascript; charset=utf-8"
     return {
         "/config.js": PageFile(f"window.__WC_CONFIG = Object.freeze({json.dumps(config)});".encode(), js),
-        "/sketch.js": PageFile(code.encode("utf-8", errors="replace"), js),
+        "/sketch.js": PageFile((_SKETCH_HEAD + code + _SKETCH_TAIL).encode("utf-8", errors="replace"), js),
     }

@@ -27,10 +27,11 @@ WATCHDOG_INTERVAL_S = 0.2
 class PageRun:
     """What the page reported, or why it could not report."""
 
-    report: dict | None = None
+    report: str | None = None  # the page's JSON report, parsed and checked by the renderer
     page_errors: list[str] = field(default_factory=list)
     blocked_urls: list[str] = field(default_factory=list)
     navigated_away: bool = False
+    syntax_error: str | None = None  # V8's own verdict on the code, before the page loads
     timed_out: bool = False
     memory_exceeded: bool = False
     crashed: bool = False
@@ -71,6 +72,9 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
         page.on("pageerror", lambda error: run.page_errors.append(str(error)[:500]))
         page.on("crash", lambda _page: setattr(run, "crashed", True))
         page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
+        run.syntax_error = await _v8_syntax_error(context, page, job.code)
+        if run.syntax_error is not None:
+            return run
         await page.route("**/*", lambda route: _answer(route, files, run))
         watchdog = asyncio.create_task(_watch_memory(chromium, job.memory_limit_mb, run))
         run.report = await asyncio.wait_for(_load_and_wait(page), timeout=job.deadline_s)
@@ -88,14 +92,32 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
     return run
 
 
-# Resolves with the page's report once the first frame was drawn and read back.
+async def _v8_syntax_error(context, page, code: str) -> str | None:
+    """Compiles (never runs) the code as a classic script in the browser's own V8, on the blank page."""
+    session = await context.new_cdp_session(page)
+    try:
+        await session.send("Runtime.enable")
+        compiled = await session.send(
+            "Runtime.compileScript", {"expression": code, "sourceURL": "sketch.js", "persistScript": False}
+        )
+    finally:
+        await session.detach()
+    details = compiled.get("exceptionDetails")
+    if details is None:
+        return None
+    exception = details.get("exception", {}).get("description") or details.get("text", "SyntaxError")
+    return f"{exception.splitlines()[0][:200]} (line {details.get('lineNumber', 0) + 1})"
+
+
+# The JSON string prelude.js builds from its own records, once the first frame was read back
+# (the page may not have run prelude.js yet when this starts waiting).
 _REPORT = """new Promise((resolve) => {
-  const wait = () => (window.__wc ? window.__wc.finished.then(resolve) : setTimeout(wait, 20));
+  const wait = () => ("__wcReport" in window ? window.__wcReport.then(resolve) : setTimeout(wait, 20));
   wait();
 })"""
 
 
-async def _load_and_wait(page) -> dict:
+async def _load_and_wait(page) -> str:
     await page.goto(PAGE_URL, wait_until="commit")
     return await page.evaluate(_REPORT)
 
@@ -103,7 +125,8 @@ async def _load_and_wait(page) -> dict:
 async def _answer(route: Route, files: dict[str, PageFile], run: PageRun) -> None:
     url = route.request.url
     path = url[len(ORIGIN) :].split("?", 1)[0] if url.startswith(ORIGIN + "/") else None
-    file = files.get(path) if path else None
+    # Each file is served once, to the page's own script tags: a second request is the sketch's.
+    file = files.pop(path, None) if path else None
     if file is None:
         run.blocked_urls.append(url[:200])
         run.navigated_away = run.navigated_away or route.request.is_navigation_request()

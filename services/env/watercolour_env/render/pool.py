@@ -50,6 +50,13 @@ class BrowserPool:
         for slot in slots:
             self._idle.put_nowait(slot)
         self.network_isolated = all(slot.chromium.network_isolated for slot in slots)
+        if self.settings.isolate_network and not self.network_isolated and not self.settings.allow_shared_network:
+            await self.close()
+            raise RuntimeError(
+                "Chromium cannot run in an empty network namespace here (unshare --net is refused), so a sketch's "
+                "sockets could reach this host's network; set WATERCOLOUR_ALLOW_SHARED_NETWORK=1 to start anyway "
+                "(requests stay blocked by routing alone)"
+            )
         self.browser_version = slots[0].chromium.browser.version
         log.info("browser pool ready: %d browsers", len(slots))
 

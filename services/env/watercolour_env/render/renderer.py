@@ -6,7 +6,9 @@ import base64
 import time
 
 from watercolour_env.gate.rules import GateRules
+from watercolour_env.render.late_errors import late_error_violations
 from watercolour_env.render.page_files import library_files, library_versions
+from watercolour_env.render.page_report import MalformedReport, PageReport, ReportedError, decode_png, parse_report
 from watercolour_env.render.page_run import PageJob, PageRun
 from watercolour_env.render.pool import BrowserPool, PoolUnavailable
 from watercolour_env.settings import EnvSettings
@@ -14,7 +16,7 @@ from watercolour_shared.paint import BLANK_BELOW, paint_fraction
 from watercolour_shared.render_wire import RenderResult, Timings, Violation
 from watercolour_shared.violations import ViolationCode as V
 
-_PNG_PREFIX = "data:image/png;base64,"
+SLOW_SHARE = 0.5  # of the render deadline: a sketch that takes more is reported as slow
 
 
 class Renderer:
@@ -28,6 +30,8 @@ class Renderer:
             "height": size,
             "allowlist": sorted(rules.allowed_methods),
             "painting": sorted(rules.painting_methods),
+            "world": rules.world,
+            "refusedNames": {**rules.calls, **rules.identifiers},
         }
 
     @property
@@ -60,10 +64,51 @@ class Renderer:
         timings = Timings(queue_ms=queue_ms, total_ms=(time.perf_counter() - started) * 1000 - queue_ms)
         if run.infrastructure_error:
             return RenderResult(status="unavailable", unavailable_reason=run.infrastructure_error, timings=timings)
-        return self._judge(run, timings)
+        return self._verdict(run, timings)
 
-    def _judge(self, run: PageRun, timings: Timings) -> RenderResult:
+    def _verdict(self, run: PageRun, timings: Timings) -> RenderResult:
+        """The run-time half of the gate, from what the browser and the driver saw."""
+        violations = self._driver_violations(run)
+        if run.report is None:
+            return RenderResult(status="failed", violations=violations, errors=run.page_errors, timings=timings)
+        try:
+            report = parse_report(run.report, self.settings.canvas_size)
+            png = self._picture(report)
+        except MalformedReport as error:
+            violations.append(Violation(code=V.MALFORMED_REPORT, message=str(error)))
+            return RenderResult(status="failed", violations=violations, errors=run.page_errors, timings=timings)
+
+        violations += [_reported(item) for item in report.violations] + self._canvas_violations(report)
+        errors = _error_lines(report.errors, run.page_errors)
+        fraction = paint_fraction(png) if png else None
+        timings.load_ms = report.marks.get("setupStart", 0.0)
+        timings.draw_ms = max(0.0, report.marks.get("drawEnd", 0.0) - report.marks.get("setupStart", 0.0))
+        timings.readback_ms = report.marks.get("readback", 0.0)
+
+        painted = fraction is not None and fraction >= BLANK_BELOW
+        violations += late_error_violations(report.errors, errors, painted)
+        if not set(report.brushCalls) & self.rules.painting_methods:
+            violations.append(Violation(code=V.NO_PAINTING_CALL, message="no painting call ran"))
+        if png is None:
+            violations.append(Violation(code=V.RUNTIME_ERROR, message="the sketch produced no canvas"))
+        elif not painted:
+            violations.append(Violation(code=V.BLANK_CANVAS, message=f"only {fraction:.2%} of the canvas is painted"))
+        return RenderResult(
+            status="failed" if violations else "passed",
+            violations=_unique(violations),
+            warnings=self._slow_warning(timings),
+            errors=errors,
+            paint_fraction=fraction,
+            brush_calls=report.brushCalls,
+            timings=timings,
+            png_base64=base64.b64encode(png).decode() if png else None,
+        )
+
+    def _driver_violations(self, run: PageRun) -> list[Violation]:
+        """What the driver itself saw: V8's syntax verdict, the deadline, the watchdog, every blocked request."""
         violations: list[Violation] = []
+        if run.syntax_error is not None:
+            violations.append(Violation(code=V.SYNTAX_ERROR, message=run.syntax_error))
         if run.timed_out:
             deadline = f"{self.settings.render_deadline_s:g} s"
             violations.append(Violation(code=V.RENDER_TIMEOUT, message=f"the sketch did not finish within {deadline}"))
@@ -73,61 +118,47 @@ class Renderer:
             violations.append(Violation(code=V.DOM_ACCESS, message="the sketch tried to navigate the page away"))
         for url in run.blocked_urls:
             violations.append(Violation(code=V.EXTERNAL_ACCESS, message=f"the sketch requested {url}"))
-        if run.report is None:
-            return RenderResult(status="failed", violations=violations, errors=run.page_errors, timings=timings)
+        return violations
 
-        report = run.report
-        violations += [Violation(code=V(item["code"]), message=item["message"]) for item in report["violations"]]
-        errors = _error_lines(report["errors"], run.page_errors)
-        png = _decode_png(report.get("dataUrl"))
-        fraction = paint_fraction(png) if png else None
-        marks = report["marks"]
-        timings.load_ms = marks.get("setupStart", 0.0)
-        timings.draw_ms = max(0.0, marks.get("drawEnd", 0.0) - marks.get("setupStart", 0.0))
-        timings.readback_ms = marks.get("readback", 0.0)
+    def _slow_warning(self, timings: Timings) -> list[str]:
+        """A sketch past half its deadline is reported; it keeps its reward (docs/sandbox.md: the render budget)."""
+        deadline_ms = self.settings.render_deadline_s * 1000
+        spent_ms = timings.load_ms + timings.draw_ms + timings.readback_ms
+        if spent_ms <= deadline_ms * SLOW_SHARE:
+            return []
+        return [f"slow: the sketch took {spent_ms / 1000:.1f} s of its {deadline_ms / 1000:g} s deadline"]
 
-        painted = fraction is not None and fraction >= BLANK_BELOW
-        violations += self._error_violations(report["errors"], errors, painted)
-        if not set(report["brushCalls"]) & self.rules.painting_methods:
-            violations.append(Violation(code=V.NO_PAINTING_CALL, message="no painting call ran"))
-        if png is None:
-            violations.append(Violation(code=V.RUNTIME_ERROR, message="the sketch produced no canvas"))
-        elif not painted:
-            violations.append(Violation(code=V.BLANK_CANVAS, message=f"only {fraction:.2%} of the canvas is painted"))
-        return RenderResult(
-            status="failed" if violations else "passed",
-            violations=_unique(violations),
-            errors=errors,
-            paint_fraction=fraction,
-            brush_calls=report["brushCalls"],
-            timings=timings,
-            png_base64=base64.b64encode(png).decode() if png else None,
-        )
+    def _canvas_ok(self, report: PageReport) -> bool:
+        canvas, size = report.canvas, self.settings.canvas_size
+        return canvas is not None and canvas.webgl and (canvas.width, canvas.height) == (size, size)
 
-    @staticmethod
-    def _error_violations(page_errors: list[dict], lines: list[str], painted: bool) -> list[Violation]:
-        """Strict, except that a sketch that throws in draw after painting is scored on what it painted."""
-        found = []
-        for error in page_errors:
-            if error["kind"] == "SyntaxError" and error["phase"] == "load":
-                found.append(Violation(code=V.SYNTAX_ERROR, message=error["message"]))
-            elif error["phase"] in ("load", "setup", "presetup", "postsetup"):
-                found.append(Violation(code=V.RUNTIME_ERROR, message=f"{error['phase']}: {error['message']}"))
-        if lines and not found and not painted:
-            found.append(Violation(code=V.RUNTIME_ERROR, message=lines[0]))
-        return found
+    def _canvas_violations(self, report: PageReport) -> list[Violation]:
+        """Checked here too, from the canvas p5 holds, whatever the page itself reported."""
+        if report.canvas is None or self._canvas_ok(report):
+            return []
+        if not report.canvas.webgl:
+            return [Violation(code=V.CANVAS_NOT_WEBGL, message="the canvas is not a WEBGL canvas")]
+        size = self.settings.canvas_size
+        message = f"the canvas is {report.canvas.width}x{report.canvas.height} pixels; it must be {size}x{size} (pixel density 1)"
+        return [Violation(code=V.CANVAS_SIZE, message=message)]
+
+    def _picture(self, report: PageReport) -> bytes | None:
+        """The PNG, decoded only when the canvas p5 holds is the size we score."""
+        return decode_png(report.dataUrl, self.settings.canvas_size) if self._canvas_ok(report) else None
 
 
-def _error_lines(reported: list[dict], page_errors: list[str]) -> list[str]:
-    lines = [f"{e['phase']}: {e['kind']}: {e['message']}" for e in reported]
+def _reported(item) -> Violation:
+    try:
+        code = V(item.code)
+    except ValueError:
+        return Violation(code=V.MALFORMED_REPORT, message=f"the page reported an unknown violation {item.code!r}")
+    return Violation(code=code, message=item.message)
+
+
+def _error_lines(reported: list[ReportedError], page_errors: list[str]) -> list[str]:
+    lines = [f"{e.phase}: {e.kind}: {e.message}" for e in reported]
     lines += [message for message in page_errors if not any(message in line for line in lines)]
     return lines
-
-
-def _decode_png(data_url: str | None) -> bytes | None:
-    if not data_url or not data_url.startswith(_PNG_PREFIX):
-        return None
-    return base64.b64decode(data_url[len(_PNG_PREFIX) :])
 
 
 def _unique(violations: list[Violation]) -> list[Violation]:

@@ -1,36 +1,49 @@
-// Runs after the sketch defined its functions: seeds p5's and p5.brush's
-// generators before setup, and keeps errors inside setup/draw from stopping
-// p5, so what was painted before a late error is still flushed and read.
+// Runs after sketch.js handed over its code: runs the sketch's top level, then
+// gives p5 a setup and a draw that call the sketch's own with no `this` and no
+// arguments (p5 would pass its instance), seed p5's and p5.brush's generators
+// before setup, and keep errors inside them from stopping p5, so what was
+// painted before a late error is still flushed and read.
+"use strict";
 (() => {
-  const config = window.__WC_CONFIG;
   const wc = window.__wc;
-  const userSetup = window.setup;
-  const userDraw = window.draw;
+  delete window.__wc;  // from here on, only closures hold the recorder
+  const { config } = wc;
+  const { apply } = wc.intrinsics;
+  const describe = (e) => [e && e.name ? e.name : "Error", e && e.message ? e.message : e];
+
+  let owned = [];
+  if (wc.compiled) {
+    try {
+      owned = apply(wc.compiled, undefined, []);
+    } catch (e) {
+      wc.error("load", ...describe(e));
+    }
+  }
+  const [userSetup, userDraw] = Array.isArray(owned) ? owned : [];
   if (typeof userSetup === "function") {
-    window.setup = async function (...args) {
+    window.setup = async function () {
       randomSeed(config.seed);
       noiseSeed(config.seed);
       wc.inSketch = true;
       try {
-        await userSetup.apply(this, args);
+        await apply(userSetup, undefined, []);
       } catch (e) {
-        wc.error("setup", e && e.name ? e.name : "Error", e && e.message ? e.message : e);
+        wc.error("setup", ...describe(e));
       }
     };
   }
   if (typeof userDraw === "function") {
-    window.draw = async function (...args) {
+    wc.hasDraw = true;
+    window.draw = async function () {
       try {
-        await userDraw.apply(this, args);
+        await apply(userDraw, undefined, []);
       } catch (e) {
-        wc.error("draw", e && e.name ? e.name : "Error", e && e.message ? e.message : e);
+        wc.error("draw", ...describe(e));
       }
     };
   }
+  // p5 starts nothing without a setup or a draw (a syntax error, say): report right away.
+  if (typeof window.setup !== "function" && typeof window.draw !== "function") {
+    window.addEventListener("load", () => wc.onNoSketch());
+  }
 })();
-
-// p5 starts nothing when the sketch defines neither function (a syntax error,
-// say): report right away instead of waiting for the deadline.
-if (typeof window.setup !== "function" && typeof window.draw !== "function") {
-  window.addEventListener("load", () => window.__wc.finish());
-}

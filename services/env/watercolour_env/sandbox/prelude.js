@@ -1,5 +1,9 @@
-// Runs before p5 and p5.brush: seeds Math.random (p5.brush seeds its own PRNG
-// from it at load time), records every error, and neuters blocking dialogs.
+// Runs first, before p5 and p5.brush: seeds Math.random (p5.brush seeds its own
+// PRNG from it at load time), captures every built-in our page code relies on
+// before anything else runs, and keeps what the sketch did in this closure.
+// The driver reads one thing: `window.__wcReport`, a promise of a JSON string
+// made here from the closure's own records (never from an object the page holds).
+"use strict";
 (() => {
   const config = window.__WC_CONFIG;
   let state = config.seed >>> 0;
@@ -11,29 +15,57 @@
   };
   Object.defineProperty(Math, "random", { value: mulberry32, writable: false, configurable: false });
 
-  let resolveFinished;
+  // Captured now: later scripts use these, never the (by then frozen) globals' members.
+  const intrinsics = Object.freeze({
+    apply: Reflect.apply,
+    has: Reflect.has,
+    freeze: Object.freeze,
+    isArray: Array.isArray,
+    stringify: JSON.stringify,
+    toDataURL: HTMLCanvasElement.prototype.toDataURL,
+    getContext: HTMLCanvasElement.prototype.getContext,
+    now: performance.now.bind(performance),
+    setTimeout: window.setTimeout.bind(window),
+  });
+  const LIMIT = 200;  // records of each kind; a flood of them is still a failure
+  const errors = [];       // {phase, kind, message}
+  const violations = [];   // {code, message}
+  const brushCalls = Object.create(null);
+  const marks = { start: intrinsics.now() };
+  let finished = false;
+  let resolveReport;
+  const report = Object.freeze(new Promise((resolve) => { resolveReport = resolve; }));
+
   const wc = {
-    errors: [],          // {phase, kind, message}
-    violations: [],      // {code, message}
-    brushCalls: {},
-    marks: { start: performance.now() },
-    finishedFlag: false,
-    finished: new Promise((resolve) => { resolveFinished = resolve; }),
+    config,
+    intrinsics,
+    marks,
+    inSketch: false,
     violation(code, message) {
-      if (!wc.violations.some((v) => v.code === code && v.message === message)) {
-        wc.violations.push({ code, message });
+      const text = String(message).slice(0, 300);
+      if (violations.length < LIMIT && !violations.some((v) => v.code === code && v.message === text)) {
+        violations.push({ code, message: text });
       }
     },
     error(phase, kind, message) {
-      wc.errors.push({ phase, kind, message: String(message).slice(0, 500) });
+      if (errors.length < LIMIT) errors.push({ phase, kind: String(kind).slice(0, 60), message: String(message).slice(0, 500) });
     },
-    resolve(value) { resolveFinished(value); },
+    brushCall(name) { brushCalls[name] = (brushCalls[name] || 0) + 1; },
+    get finished() { return finished; },
+    // The one way a report leaves the page, once; later records are not reported.
+    finish(dataUrl, canvas) {
+      if (finished) return;
+      finished = true;
+      resolveReport(intrinsics.stringify({ dataUrl, canvas, errors, violations, brushCalls, marks }));
+    },
   };
-  Object.defineProperty(window, "__wc", { value: wc, writable: false, configurable: false });
+  // Our later scripts find `__wc` here; launch.js removes it before any sketch code runs.
+  Object.defineProperty(window, "__wc", { value: wc, writable: false, configurable: true });
+  Object.defineProperty(window, "__wcReport", { get: () => report, configurable: false });
 
   window.addEventListener("error", (event) => {
     const kind = event.error && event.error.name ? event.error.name : "Error";
-    wc.error(wc.marks.setupStart ? "run" : "load", kind, event.message);
+    wc.error(marks.setupStart ? "run" : "load", kind, event.message);
   });
   window.addEventListener("unhandledrejection", (event) => {
     const reason = event.reason;
@@ -43,7 +75,4 @@
   document.addEventListener("securitypolicyviolation", (event) => {
     wc.violation("external_access", `blocked by the sandbox policy: ${event.violatedDirective} ${event.blockedURI}`);
   });
-  for (const name of ["alert", "confirm", "prompt", "print", "open"]) {
-    window[name] = () => wc.violation("dom_access", `${name}() is not available to sketches`);
-  }
 })();
