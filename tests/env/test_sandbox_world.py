@@ -75,6 +75,8 @@ NAMELESS = {
     "stack trace hook": "Error.prepareStackTrace = (e, frames) => frames.map((f) => f.getThis());",
     "getter deputy": "brush.vertex({ valueOf() { return 1; } }, 2);",
     "caller of a wrapper": "brush.circle.caller;",
+    "iterator helper prototype": "Object.defineProperty(Object.getPrototypeOf([].values().map((x) => x)), 'next', { value: 0 });",
+    "RegExp legacy statics": "RegExp.input = 'x';",
 }
 
 
@@ -120,6 +122,7 @@ HOSTILE_LATE = {
     "string bomb": "let s = 'x'; while (true) s += s;",
     "stack overflow": "const f = (n) => f(n + 1) + 1; f(0);",
     "heap bomb": "const hoard = []; while (true) { hoard.push({ a: [1, 2, 3], b: 'x' + hoard.length }); }",
+    "exhaustion in a late promise": "(async () => { const f = (n) => f(n + 1) + 1; f(0); })();",
 }
 
 
@@ -144,6 +147,32 @@ async def test_colours_cross_as_handles(renderer):
     result = await renderer.render(cheat(body), seed=1)
     assert result.status == "passed", (result.violations, result.errors)
     assert not result.errors
+
+
+async def test_random_hands_back_the_sketchs_own_list_items(renderer):
+    body = "const pick = random([color('#b83b5e'), [184, 59, 94]]); brush.fill(pick, 200); brush.circle(300, 300, 200);"
+    result = await renderer.render(cheat(body), seed=1)
+    assert result.status == "passed", (result.violations, result.errors)
+
+
+async def test_arguments_are_copied_within_one_budget(renderer):
+    grow = "const a = [0, 0]; Object.defineProperty(a, 0, { get() { a.length = 5e6; return 0; } });"
+    shared = "let s = [1]; for (let i = 0; i < 3; i++) s = new Array(1000).fill(s);"
+    result = await renderer.render(cheat(PAINT_FIRST + grow + "lerp(a, 0, 0);" + shared + "max(s);"), seed=1)
+    assert any("more than" in error for error in result.errors), result.errors
+
+
+async def test_a_thrown_value_cannot_run_code_in_our_handlers(renderer):
+    hostile = "function setup() { createCanvas(600, 600, WEBGL); noLoop(); throw { get name() { throw 0; } }; }\n"
+    result = await renderer.render(f"{hostile}function draw() {{ {DECOY} }}\n", seed=1)
+    assert V.RUNTIME_ERROR in codes(result)
+    assert V.RENDER_TIMEOUT not in codes(result)
+
+
+async def test_one_frame_is_drawn_and_scored(renderer):
+    looping = "function setup() { createCanvas(600, 600, WEBGL); }\n"
+    result = await renderer.render(f"{looping}function draw() {{ {DECOY} {PAINT_FIRST} }}\n", seed=1)
+    assert result.brush_calls["circle"] == 2
 
 
 async def test_code_that_closes_its_wrapper_is_a_syntax_error_to_v8(renderer):

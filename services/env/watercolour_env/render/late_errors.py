@@ -30,9 +30,16 @@ def is_exhaustion(error: ReportedError) -> bool:
     return error.kind in ("RangeError", "Error", "InternalError") and bool(_EXHAUSTION.search(error.message))
 
 
-def late_error_violations(errors: list[ReportedError], lines: list[str], painted: bool) -> list[Violation]:
-    """Strict, except that an honest error in draw after painting is scored on what it painted."""
-    found = []
+def late_error_violations(
+    errors: list[ReportedError], page_errors: list[str], lines: list[str], painted: bool
+) -> list[Violation]:
+    """Strict, except that an honest error in draw after painting is scored on what it painted.
+
+    `page_errors` are what the driver itself saw (Playwright's pageerror): exhaustion there
+    counts too, whether or not the page's own listeners recorded it before the readback."""
+    found = [
+        Violation(code=V.MEMORY_LIMIT, message=f"run: {message}") for message in page_errors if _EXHAUSTION.search(message)
+    ]
     for error in errors:
         if is_exhaustion(error):
             found.append(Violation(code=V.MEMORY_LIMIT, message=f"{error.phase}: {error.kind}: {error.message}"))

@@ -86,7 +86,7 @@ class Renderer:
         timings.readback_ms = report.marks.get("readback", 0.0)
 
         painted = fraction is not None and fraction >= BLANK_BELOW
-        violations += late_error_violations(report.errors, errors, painted)
+        violations += late_error_violations(report.errors, run.page_errors, errors, painted)
         if not set(report.brushCalls) & self.rules.painting_methods:
             violations.append(Violation(code=V.NO_PAINTING_CALL, message="no painting call ran"))
         if png is None:

@@ -42,7 +42,9 @@
     const { dataUrl, canvas } = readCanvas();
     wc.finish(dataUrl, canvas);
   };
-  const finishSoon = () => setTimeout(finish, 0);
+  // Two tasks later: rejection events the sketch's last promises raise are queued as tasks
+  // of their own, and must be recorded before the report is made.
+  const finishSoon = () => setTimeout(() => setTimeout(finish, 0), 0);
   wc.onNoSketch = finishSoon;
 
   // A hook that throws (p5.brush's own, on a canvas that is not WEBGL) halts
@@ -60,7 +62,8 @@
 
   p5.registerAddon((p5Class, fn, lifecycles) => {
     lifecycles.presetup = function () { instance = this; marks.setupStart = now(); };
-    lifecycles.postsetup = function () { if (!wc.hasDraw) finishSoon(); };
-    lifecycles.postdraw = function () { instance = this; finishSoon(); };
+    lifecycles.postsetup = function () { marks.setupEnd = now(); if (!wc.hasDraw) finishSoon(); };
+    // One frame is scored: no later frame runs unwatched after the report.
+    lifecycles.postdraw = function () { instance = this; this.noLoop(); finishSoon(); };
   });
 })();

@@ -9,7 +9,7 @@
   delete window.__wc;  // from here on, only closures hold the recorder
   const { config } = wc;
   const { apply } = wc.intrinsics;
-  const describe = (e) => [e && e.name ? e.name : "Error", e && e.message ? e.message : e];
+  const { describe } = wc;
 
   let owned = [];
   if (wc.compiled) {

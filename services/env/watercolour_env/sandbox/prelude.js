@@ -36,9 +36,22 @@
   let resolveReport;
   const report = Object.freeze(new Promise((resolve) => { resolveReport = resolve; }));
 
+  // [kind, message] of anything thrown, read without running sketch code: only a real Error's
+  // own data properties are read; anything else is named by its type.
+  const describe = (thrown) => {
+    if (!(thrown instanceof Error)) return ["Error", typeof thrown === "string" ? thrown : `a thrown ${typeof thrown}`];
+    const own = (key) => {
+      const d = Reflect.getOwnPropertyDescriptor(thrown, key);
+      return d && typeof d.value === "string" ? d.value : undefined;
+    };
+    const kind = own("name") || (Object.getPrototypeOf(thrown) && Reflect.getOwnPropertyDescriptor(
+      Object.getPrototypeOf(thrown), "name")?.value) || "Error";
+    return [typeof kind === "string" ? kind : "Error", own("message") || ""];
+  };
   const wc = {
     config,
     intrinsics,
+    describe,
     marks,
     inSketch: false,
     violation(code, message) {
@@ -63,14 +76,12 @@
   Object.defineProperty(window, "__wc", { value: wc, writable: false, configurable: true });
   Object.defineProperty(window, "__wcReport", { get: () => report, configurable: false });
 
+  const phase = () => (!marks.setupStart ? "load" : !marks.setupEnd ? "setup" : "run");
   window.addEventListener("error", (event) => {
-    const kind = event.error && event.error.name ? event.error.name : "Error";
-    wc.error(marks.setupStart ? "run" : "load", kind, event.message);
+    wc.error(phase(), describe(event.error)[0], event.message);
   });
   window.addEventListener("unhandledrejection", (event) => {
-    const reason = event.reason;
-    const kind = reason && reason.name ? reason.name : "Error";
-    wc.error("run", kind, reason && reason.message ? reason.message : reason);
+    wc.error(phase(), ...describe(event.reason));
   });
   document.addEventListener("securitypolicyviolation", (event) => {
     wc.violation("external_access", `blocked by the sandbox policy: ${event.violatedDirective} ${event.blockedURI}`);

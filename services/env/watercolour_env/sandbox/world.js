@@ -31,12 +31,20 @@
         if (descriptor) stack.push(descriptor.value, descriptor.get, descriptor.set);
       }
     }
+    return root;
   };
   const hiddenIntrinsics = [
     function* () {}, async function () {}, async function* () {}, (function* () {})(), (async function* () {})(),
     [][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ""[Symbol.iterator](),
     /x/[Symbol.matchAll](""), Object.getPrototypeOf(Int8Array), Promise.resolve(),
+    [].values().map((x) => x), Iterator.from({ next: () => ({ done: true }) }),
   ];
+  // RegExp's legacy statics (RegExp.input, $1 ...) would carry library strings to the sketch
+  // and let it write them: V8 makes them configurable, so they go before the freeze.
+  for (const key of ["input", "$_", "lastMatch", "$&", "lastParen", "$+", "leftContext", "$`", "rightContext", "$'",
+    "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9"]) {
+    delete RegExp[key];
+  }
   const builtins = ["Object", "Function", "Array", "Number", "Boolean", "String", "Symbol", "BigInt", "Math", "JSON",
     "Reflect", "Proxy", "Promise", "Date", "RegExp", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry",
     "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics", "Intl", "Iterator", "Error", "AggregateError", "EvalError",
@@ -50,19 +58,27 @@
   const MAX_DEPTH = 4;
   const MAX_ITEMS = 100000;
   const refuse = (what) => { throw new TypeError(`${what}: only numbers, strings, booleans, arrays of them and colours cross into p5`); };
-  const toLibrary = (value, depth = 0) => {
+  // One budget of items for a whole call's arguments, and each length read once: a getter
+  // that grows an array while it is copied, or one array shared at every depth, cannot outrun it.
+  const copyIn = (value, depth, budget) => {
     if (value === null || (typeof value !== "object" && typeof value !== "function")) return value;
     if (colours.has(value)) return colours.get(value);
-    if (isArray(value) && depth < MAX_DEPTH && value.length <= MAX_ITEMS) {
-      const copy = [];
-      for (let i = 0; i < value.length; i += 1) copy.push(toLibrary(value[i], depth + 1));
-      return copy;
-    }
-    return refuse(typeof value === "function" ? "a function" : "an object");
+    if (!isArray(value) || depth >= MAX_DEPTH) return refuse(typeof value === "function" ? "a function" : "an object");
+    const length = value.length;
+    budget.items -= length;
+    if (budget.items < 0) return refuse(`more than ${MAX_ITEMS} items`);
+    const copy = [];
+    for (let i = 0; i < length; i += 1) copy.push(copyIn(value[i], depth + 1, budget));
+    return copy;
+  };
+  const toLibrary = (value) => copyIn(value, 0, { items: MAX_ITEMS });
+  const argsToLibrary = (args) => {
+    const budget = { items: MAX_ITEMS };
+    return args.map((a) => copyIn(a, 0, budget));
   };
   const handleFor = (colour) => {
     if (!handles.has(colour)) {
-      const handle = freeze({
+      const handle = harden({
         toString: (format) => String(apply(colour.toString, colour, [toLibrary(format)])),
         setAlpha: (v) => { apply(colour.setAlpha, colour, [toLibrary(v)]); },
         setRed: (v) => { apply(colour.setRed, colour, [toLibrary(v)]); },
@@ -81,12 +97,14 @@
     return undefined;
   };
   // An error raised inside p5 or p5.brush reaches the sketch as a fresh error of the same kind, message only.
-  const errorKinds = { TypeError, RangeError, ReferenceError, SyntaxError };
+  const errorKinds = new Map([["TypeError", TypeError], ["RangeError", RangeError], ["ReferenceError", ReferenceError],
+    ["SyntaxError", SyntaxError]]);
   const rethrow = (error) => {
-    const Kind = (error && errorKinds[error.name]) || Error;
-    throw new Kind(String(error && error.message ? error.message : error));
+    const [kind, message] = wc.describe(error);
+    throw new (errorKinds.get(kind) || Error)(message);
   };
-  const guarded = (body) => freeze(function (...args) {
+  // Arrow functions: not constructible, no `prototype` object to hand out.
+  const guarded = (body) => freeze((...args) => {
     let result;
     try { result = body(args); } catch (error) { rethrow(error); }
     return fromLibrary(result);
@@ -100,7 +118,7 @@
     const method = realBrush[name];
     methods[name] = guarded((args) => {
       wc.brushCall(name);
-      apply(method, realBrush, args.map((a) => toLibrary(a)));
+      apply(method, realBrush, argsToLibrary(args));
     });
   }
   const brushTamper = (what) => {
@@ -125,17 +143,22 @@
 
   // -- the names of the world --
   const entries = new Map();   // name -> () => value
-  const p5Function = (name, body) => {
-    const wrapped = guarded(body);
-    entries.set(name, () => wrapped);
-  };
   for (const group of Object.values(world.p5_functions)) {
-    for (const name of group) p5Function(name, (args) => apply(window[name], window, args.map((a) => toLibrary(a))));
+    for (const name of group) {
+      const wrapped = guarded((args) => apply(window[name], window, argsToLibrary(args)));
+      entries.set(name, () => wrapped);
+    }
   }
-  // random(list) picks from the sketch's own list with p5's next number, exactly as p5 does.
-  p5Function("random", (args) => (isArray(args[0]) && args.length === 1
-    ? args[0][Math.floor(apply(window.random, window, []) * args[0].length)]
-    : apply(window.random, window, args.map((a) => toLibrary(a)))));
+  // random(list) picks from the sketch's own list with p5's next number, exactly as p5 does,
+  // and hands back the sketch's own element untouched (it never came from p5).
+  const random = entries.get("random")();
+  const pick = freeze((...args) => {
+    if (!isArray(args[0]) || args.length !== 1) return random(...args);
+    const list = args[0];
+    const length = list.length;
+    return list[Math.floor(random() * length)];
+  });
+  entries.set("random", () => pick);
   for (const name of world.p5_values) {
     entries.set(name, () => {
       const value = window[name];
