@@ -37,9 +37,7 @@ def late_error_violations(
 
     `page_errors` are what the driver itself saw (Playwright's pageerror): exhaustion there
     counts too, whether or not the page's own listeners recorded it before the readback."""
-    found = [
-        Violation(code=V.MEMORY_LIMIT, message=f"run: {message}") for message in page_errors if _EXHAUSTION.search(message)
-    ]
+    found = [Violation(code=V.MEMORY_LIMIT, message=f"run: {message}") for message in page_errors if _EXHAUSTION.search(message)]
     for error in errors:
         if is_exhaustion(error):
             found.append(Violation(code=V.MEMORY_LIMIT, message=f"{error.phase}: {error.kind}: {error.message}"))
