@@ -33,3 +33,22 @@ def test_empty_and_binary_replies_are_no_sketch():
 def test_unclosed_fence_is_truncated():
     extracted = extract_sketch(f"```js\n{SKETCH[:60]}")
     assert extracted.violation.code == V.TRUNCATED
+
+
+def test_every_line_terminator_v8_honours_becomes_a_newline():
+    # V8 ends lines (and // comments) at all of these; the gate, the renderer and the cache see one text.
+    for terminator in ("\r\n", "\r", "\u2028", "\u2029"):
+        reply = SKETCH.replace("\n", terminator).replace("{ brush", f"// a note{terminator} brush")
+        code = extract_sketch(reply).code
+        assert code == SKETCH.replace("{ brush", "// a note\n brush")
+
+
+def test_fenced_code_with_old_mac_line_ends():
+    extracted = extract_sketch(f"Here it is:\r\r```js\r{SKETCH}\r```\r")
+    assert extracted.code == SKETCH and extracted.violation is None
+
+
+def test_lone_surrogates_are_replaced_so_the_code_encodes():
+    code = extract_sketch(SKETCH + "\n// \ud83c broken pair").code
+    assert code.endswith("// ? broken pair")
+    code.encode("utf-8")

@@ -1,10 +1,15 @@
-"""Finds the sketch in a model reply: plain code, or a fenced block with prose around it."""
+"""Finds the sketch in a model reply: plain code, or a fenced block with prose around it.
+
+The code it returns is what is gated, rendered and cached: every line
+terminator V8 honours is already a plain newline in it, and it always encodes.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from watercolour_env.gate.js_text import normalise_source
 from watercolour_shared.render_wire import Violation
 from watercolour_shared.violations import ViolationCode
 
@@ -21,7 +26,7 @@ class ExtractedSketch:
 
 
 def extract_sketch(reply: str) -> ExtractedSketch:
-    text = reply.replace("\r\n", "\n")
+    text = normalise_source(reply)
     if "```" in text:
         return _from_fences(text)
     if not text.strip() or not any(marker in text for marker in _SKETCH_MARKERS):
