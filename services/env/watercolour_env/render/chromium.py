@@ -28,13 +28,18 @@ from playwright.async_api import Browser, Playwright
 
 log = logging.getLogger(__name__)
 
-# How WebGL is drawn without a GPU. "software" is headless Chromium's default
+# How WebGL is drawn. Without a GPU: "software" is headless Chromium's default
 # path with --disable-gpu; "angle-swiftshader" is the recipe's flag set, kept
-# for comparison (bench/render_bench.py measures both).
+# for comparison (bench/render_bench.py measures both). With one: ANGLE on the
+# driver's Vulkan, or on its EGL (webgl.py checks which really draws).
+_GPU = ("--ignore-gpu-blocklist", "--enable-gpu")
 GL_FLAGS = {
     "software": ("--disable-gpu",),
     "angle-swiftshader": ("--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"),
+    "gpu-vulkan": ("--use-angle=vulkan", "--enable-features=Vulkan,VulkanFromANGLE,DefaultANGLEVulkan", *_GPU),
+    "gpu-egl": ("--use-gl=angle", "--use-angle=gl-egl", *_GPU),
 }
+GPU_MODES = ("gpu-vulkan", "gpu-egl")  # in the order `auto` tries them
 CHROMIUM_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",

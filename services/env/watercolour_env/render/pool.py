@@ -17,6 +17,7 @@ from playwright.async_api import Playwright, async_playwright
 
 from watercolour_env.render.chromium import Chromium
 from watercolour_env.render.page_run import PageJob, PageRun, run_page
+from watercolour_env.render.webgl import WebGLBackend, checked_backend, choose_mode, read_renderer
 from watercolour_env.settings import EnvSettings
 
 log = logging.getLogger(__name__)
@@ -42,23 +43,34 @@ class BrowserPool:
         self.stats = {"renders": 0, "recycled": 0, "killed": 0}
         self.network_isolated = False
         self.browser_version = "not started"
+        self.webgl: WebGLBackend | None = None  # what really draws, read at start
+        self._gl_mode = "software"
 
     async def start(self) -> None:
         self._playwright_cm = async_playwright()
         self._playwright = await self._playwright_cm.start()
-        slots = await asyncio.gather(*(self._new_slot() for _ in range(self.settings.browsers)))
+        settings = self.settings
+        self._gl_mode = await choose_mode(self._playwright, settings.chromium_path, settings.chromium_gl)
+        slots = await asyncio.gather(*(self._new_slot() for _ in range(settings.browsers)))
         for slot in slots:
             self._idle.put_nowait(slot)
-        self.network_isolated = all(slot.chromium.network_isolated for slot in slots)
-        if self.settings.isolate_network and not self.network_isolated and not self.settings.allow_shared_network:
+        try:
+            self.webgl = checked_backend(settings.chromium_gl, self._gl_mode, await read_renderer(slots[0].chromium.browser))
+            self.network_isolated = all(slot.chromium.network_isolated for slot in slots)
+            self._check_isolation()
+        except RuntimeError:
             await self.close()
+            raise
+        self.browser_version = slots[0].chromium.browser.version
+        log.info("browser pool ready: %d browsers; WebGL draws on %r (%s)", len(slots), self.webgl.renderer, self._gl_mode)
+
+    def _check_isolation(self) -> None:
+        if self.settings.isolate_network and not self.network_isolated and not self.settings.allow_shared_network:
             raise RuntimeError(
                 "Chromium cannot run in an empty network namespace here (unshare --net is refused), so a sketch's "
                 "sockets could reach this host's network; set WATERCOLOUR_ALLOW_SHARED_NETWORK=1 to start anyway "
                 "(requests stay blocked by routing alone)"
             )
-        self.browser_version = slots[0].chromium.browser.version
-        log.info("browser pool ready: %d browsers", len(slots))
 
     async def close(self) -> None:
         while not self._idle.empty():
@@ -115,7 +127,7 @@ class BrowserPool:
 
     def _chromium(self) -> Chromium:
         settings = self.settings
-        return Chromium(self._playwright, settings.chromium_path, settings.isolate_network, settings.chromium_gl)
+        return Chromium(self._playwright, settings.chromium_path, settings.isolate_network, self._gl_mode)
 
     async def _new_slot(self) -> _Slot:
         chromium = self._chromium()

@@ -37,7 +37,11 @@ class Renderer:
     @property
     def version(self) -> str:
         """Libraries, sandbox files, browser and GL path; part of every render cache key."""
-        browser = f"chromium@{self.pool.browser_version}+gl@{self.settings.chromium_gl}"
+        # The back end that really draws: GPU and SwiftShader blend differently, and GPUs may differ among
+        # themselves, so a render made by one never answers for another (docs/rendering.md).
+        webgl = self.pool.webgl
+        gl = "not started" if webgl is None else f"{webgl.mode}({webgl.renderer})" if webgl.on_gpu else webgl.mode
+        browser = f"chromium@{self.pool.browser_version}+gl@{gl}"
         return f"{library_versions(self.settings.assets_dir)}+{browser}"
 
     async def start(self) -> None:

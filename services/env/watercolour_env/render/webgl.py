@@ -1,0 +1,92 @@
+"""Which WebGL back end really draws: read from the browser, never assumed.
+
+`WATERCOLOUR_CHROMIUM_GL` names a flag set (chromium.py's GL_FLAGS). Chromium
+quietly falls back to a CPU rasteriser when a GPU flag set finds no GPU, so the
+pool reads the WebGL renderer string of a browser it launched. A GPU mode that
+finds no GPU is a start-up error; `auto` tries the GPU modes where the machine
+has a GPU device at all, and takes the first that answers, else the software path.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.async_api import Browser, Playwright
+
+from watercolour_env.render.chromium import GPU_MODES, Chromium
+
+log = logging.getLogger(__name__)
+
+# Renderer strings of CPU rasterisers: what Chromium reports when no GPU draws.
+_CPU_RASTERISERS = ("swiftshader", "llvmpipe", "softpipe", "software", "microsoft basic render")
+# Device nodes a GPU driver creates; without any, no GPU mode can answer and `auto` tries none.
+_GPU_DEVICES = ("/dev/nvidia[0-9]*", "/dev/dri/renderD*")
+
+_READ_RENDERER = """() => {
+  const gl = document.createElement("canvas").getContext("webgl2") || document.createElement("canvas").getContext("webgl");
+  if (!gl) return "no WebGL";
+  const info = gl.getExtension("WEBGL_debug_renderer_info");
+  return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+}"""
+
+
+@dataclass(frozen=True)
+class WebGLBackend:
+    requested: str  # the setting
+    mode: str  # the flag set the pool launches with
+    renderer: str  # the WebGL renderer string its browsers report
+
+    @property
+    def on_gpu(self) -> bool:
+        return drawn_on_gpu(self.renderer)
+
+
+def drawn_on_gpu(renderer: str) -> bool:
+    lowered = renderer.lower()
+    return renderer != "no WebGL" and not any(name in lowered for name in _CPU_RASTERISERS)
+
+
+def gpu_device_present() -> bool:
+    return any(glob.glob(pattern) for pattern in _GPU_DEVICES)
+
+
+async def read_renderer(browser: Browser) -> str:
+    """The WebGL renderer string of a launched browser, read on a blank page."""
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        return await page.evaluate(_READ_RENDERER)
+    finally:
+        await context.close()
+
+
+async def choose_mode(playwright: Playwright, executable: Path, requested: str) -> str:
+    """The flag set to launch with: the setting, or for `auto` the first GPU mode that answers."""
+    if requested != "auto":
+        return requested
+    if not gpu_device_present():
+        return "software"
+    for mode in GPU_MODES:
+        probe = Chromium(playwright, executable, isolate_network=False, gl=mode)
+        await probe.launch()
+        try:
+            renderer = await read_renderer(probe.browser)
+        finally:
+            await probe.close()
+        if drawn_on_gpu(renderer):
+            return mode
+        log.info("WebGL through %s draws on %r: not a GPU", mode, renderer)
+    return "software"
+
+
+def checked_backend(requested: str, mode: str, renderer: str) -> WebGLBackend:
+    backend = WebGLBackend(requested, mode, renderer)
+    if mode in GPU_MODES and not backend.on_gpu:
+        raise RuntimeError(
+            f"WATERCOLOUR_CHROMIUM_GL={requested} needs a GPU, but WebGL draws on {renderer!r}: no GPU answered "
+            "(check the driver's Vulkan ICD or EGL vendor file, and NVIDIA_DRIVER_CAPABILITIES=graphics in a container)"
+        )
+    return backend

@@ -1,0 +1,80 @@
+"""Which WebGL back end draws, on a machine without a GPU (CI): the choice, its errors, the cache key.
+What a GPU host draws, and how fast, is measured by bench/render_bench.py on one (docs/rendering.md)."""
+
+import pytest
+
+from watercolour_env.render import webgl
+from watercolour_env.render.pool import BrowserPool
+from watercolour_env.render.renderer import Renderer
+from watercolour_env.render.webgl import WebGLBackend, drawn_on_gpu
+
+# Renderer strings: the Vulkan one as read on an H200 host, the EGL one in the form ANGLE gives a GL
+# back end, the last two as read on this machine.
+NVIDIA_VULKAN = "ANGLE (NVIDIA, Vulkan 1.4.312 (NVIDIA H200))"
+NVIDIA_EGL = "ANGLE (NVIDIA Corporation, NVIDIA H200/PCIe/SSE2, OpenGL ES 3.2)"
+SWIFTSHADER = "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)"
+LLVMPIPE = "ANGLE (Mesa/X.org, llvmpipe (LLVM 15.0.6 256 bits), OpenGL ES 3.2)"
+
+
+READINGS = [(NVIDIA_VULKAN, True), (NVIDIA_EGL, True), (SWIFTSHADER, False), (LLVMPIPE, False)]
+
+
+@pytest.mark.parametrize(("renderer", "gpu"), READINGS)
+def test_a_gpu_is_told_from_a_cpu_rasteriser_by_the_renderer_string(renderer, gpu):
+    assert drawn_on_gpu(renderer) is gpu
+
+
+async def start(settings, **update) -> BrowserPool:
+    pool = BrowserPool(settings.model_copy(update={"browsers": 1, **update}))
+    await pool.start()
+    return pool
+
+
+async def test_auto_draws_in_software_here_and_says_what_really_draws(settings):
+    pool = await start(settings, chromium_gl="auto")
+    try:
+        assert pool.webgl.mode == "software"
+        assert "SwiftShader" in pool.webgl.renderer
+        assert not pool.webgl.on_gpu
+    finally:
+        await pool.close()
+
+
+@pytest.mark.parametrize("mode", ["gpu-vulkan", "gpu-egl"])
+async def test_a_gpu_mode_that_finds_no_gpu_refuses_to_start(settings, mode):
+    with pytest.raises(RuntimeError, match=f"WATERCOLOUR_CHROMIUM_GL={mode} needs a GPU"):
+        await start(settings, chromium_gl=mode)
+
+
+async def test_auto_tries_each_gpu_mode_where_a_gpu_device_exists(settings, monkeypatch):
+    """With a GPU device node but no driver answering, both GPU modes are read and refused: software draws."""
+    tried = []
+    read = webgl.read_renderer
+
+    async def recording_read(browser):
+        renderer = await read(browser)
+        tried.append(renderer)
+        return renderer
+
+    monkeypatch.setattr(webgl, "gpu_device_present", lambda: True)
+    monkeypatch.setattr(webgl, "read_renderer", recording_read)
+    pool = await start(settings, chromium_gl="auto")
+    try:
+        assert pool.webgl.mode == "software"
+        assert len(tried) == 2 and not any(drawn_on_gpu(renderer) for renderer in tried)
+    finally:
+        await pool.close()
+
+
+def test_renders_from_one_back_end_never_answer_for_another(settings, rules):
+    renderer = Renderer(settings, rules)
+    keys = {}
+    for backend in (
+        WebGLBackend("auto", "software", SWIFTSHADER),
+        WebGLBackend("auto", "gpu-vulkan", NVIDIA_VULKAN),
+        WebGLBackend("gpu-egl", "gpu-egl", NVIDIA_EGL),
+    ):
+        renderer.pool.webgl = backend
+        keys[backend.mode] = renderer.version
+    assert len(set(keys.values())) == 3
+    assert "NVIDIA H200" in keys["gpu-vulkan"]
