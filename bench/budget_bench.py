@@ -90,7 +90,7 @@ async def main() -> None:
     parser.add_argument("--generated", type=int, default=6, help="generated sketches per subject")
     args = parser.parse_args()
     settings = EnvSettings()
-    services = EnvServices.build(settings, use_cache=False, report_terms=False)
+    services = EnvServices.build(settings, use_cache=False, reward_terms=False)
     await services.start()
     try:
         sketches = honest_sketches(args.generated)

@@ -1,4 +1,4 @@
-"""An environment that speaks the real HTTP contract (/health, /evaluate with shared's wire types) but
+"""An environment that speaks the real HTTP contract (/health, /ready, /evaluate with shared's wire types) but
 rewards length alone and renders nothing: for trainer measurements on GPU hosts without Chromium.
 
 It is not the environment: no gate, no painting. Use it only where the trainer is what is measured.
@@ -12,12 +12,16 @@ import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from watercolour_shared.length import length_score
+from watercolour_shared.readiness import assess
 from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse, Evaluation, RenderResult, RewardBreakdown
-from watercolour_shared.reward import MixWeights
+from watercolour_shared.reward import MODEL_TERMS, MixWeights
 
 WEIGHTS = MixWeights(gate=0.0, length=1.0, judge=0.0, hps=0.0)
-NO_TERMS = {"judge": False, "hps": False}
-HEALTH = {"status": "healthy", "terms_configured": NO_TERMS, "terms_reachable": NO_TERMS}
+NO_TERMS = {term: False for term in MODEL_TERMS}
+ANSWERS = {
+    "/health": json.dumps({"status": "healthy", "terms_configured": NO_TERMS}).encode(),
+    "/ready": assess(WEIGHTS, NO_TERMS, NO_TERMS, {}).model_dump_json().encode(),
+}
 
 
 def evaluate(request: EvaluateRequest) -> EvaluateResponse:
@@ -31,14 +35,14 @@ def evaluate(request: EvaluateRequest) -> EvaluateResponse:
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 - the http.server API
-        self._answer(json.dumps(HEALTH).encode())
+        self._answer(ANSWERS.get(self.path, b'{"detail": "Not Found"}'), 200 if self.path in ANSWERS else 404)
 
     def do_POST(self):  # noqa: N802
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         self._answer(evaluate(EvaluateRequest.model_validate_json(body)).model_dump_json().encode())
 
-    def _answer(self, payload: bytes) -> None:
-        self.send_response(200)
+    def _answer(self, payload: bytes, status: int = 200) -> None:
+        self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(payload)))
         self.end_headers()

@@ -22,8 +22,8 @@ from watercolour_env.settings import EnvSettings
 ROOT = Path(__file__).resolve().parent.parent
 # The project's own hand-written sketches live with its reference pool.
 SKETCHES = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool" / "sources"
-# Short enough that hostile sketches do not stall the suite, long enough for a real sketch.
-TEST_DEADLINE_S = 20.0
+# The service's own deadline: a shorter one refused honest sketches here when 2 cores drew 4 at once.
+TEST_DEADLINE_S = EnvSettings.model_fields["render_deadline_s"].default
 
 
 def sketch(name: str) -> str:
@@ -102,7 +102,7 @@ def server_url():
         "WATERCOLOUR_BROWSERS": "2",
         "WATERCOLOUR_RENDER_DEADLINE_S": str(TEST_DEADLINE_S),
         "WATERCOLOUR_JUDGE_WEIGHT": "0",
-        "WATERCOLOUR_QUALITY_WEIGHT": "0",
+        "WATERCOLOUR_HPS_WEIGHT": "0",
     }
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url

@@ -139,6 +139,24 @@ def test_ports_and_health_paths_are_the_servers_own():
         assert url.path in routes(SERVER_MODULES[built]), f"{name} checks {url.path}, which the server does not serve"
 
 
+def test_servers_in_containers_listen_beyond_loopback():
+    """Outside a container a server listens on loopback unless asked (it has no authentication); each image asks."""
+    for name, service in built_services().items():
+        built = service["build"]["dockerfile"]
+        if built in SETTINGS:
+            host = f"{SETTINGS[built].model_config['env_prefix']}HOST"
+            assert dockerfile.environment(image(service), service["build"].get("target"))[host] == "0.0.0.0", name
+    assert EnvSettings.model_fields["host"].default == "127.0.0.1"
+
+
+def test_the_hps_weight_is_read_by_its_name_and_by_the_recipes():
+    fields = setting_variables(EnvSettings)
+    assert fields["WATERCOLOUR_HPS_WEIGHT"] == fields["WATERCOLOUR_QUALITY_WEIGHT"] == "hps_weight"
+    for name, service in built_services().items():
+        if service["build"]["dockerfile"] == "services/env/Dockerfile":
+            assert {"WATERCOLOUR_HPS_WEIGHT", "WATERCOLOUR_QUALITY_WEIGHT"} <= set(service["environment"]), name
+
+
 def test_the_environments_call_a_scorer_of_their_own_profile():
     for name, service in built_services().items():
         scorer_url = service["environment"].get("WATERCOLOUR_SCORER_URL")
@@ -187,11 +205,14 @@ def test_commands_exist():
 
 
 def test_gpu_services_reserve_the_gpu_their_variable_names():
-    for name in ("scorer", "trainer"):
+    for name in ("scorer", "trainer", "env"):
         (device,) = SERVICES[name]["deploy"]["resources"]["reservations"]["devices"]
-        assert device["driver"] == "nvidia" and device["capabilities"] == ["gpu"], name
+        assert device["driver"] == "nvidia" and device["capabilities"][0] == "gpu", name
         (gpu,) = device["device_ids"]
         assert re.fullmatch(r"\$\{WATERCOLOUR_[A-Z]+_GPU:-\d+\}", gpu), name
+    # WebGL needs the driver's Vulkan/EGL libraries, which the NVIDIA runtime mounts only for `graphics`.
+    assert "graphics" in SERVICES["env"]["deploy"]["resources"]["reservations"]["devices"][0]["capabilities"]
+    assert "graphics" in dockerfile.environment(image(SERVICES["env"]))["NVIDIA_DRIVER_CAPABILITIES"].split(",")
 
 
 def test_the_hugging_face_cache_is_a_volume_where_each_image_looks_for_it():

@@ -1,8 +1,9 @@
 #!/bin/sh
-# The trainer's command in its container: flags from the WATERCOLOUR_* variables that trainer/Dockerfile
-# defaults and docker-compose.yml passes on from .env. WATERCOLOUR_ENV_URLS holds one or more URLs; a
-# compose service name (http://env:8000) resolves to every replica of `--scale env=N`, and the trainer
-# spreads each group's rollouts over them.
+# The trainer's command in its container: the recipe file WATERCOLOUR_RECIPE (its model and flags, as a
+# local run and a Hugging Face job read it), plus what only the container knows, from the WATERCOLOUR_*
+# variables that trainer/Dockerfile defaults and docker-compose.yml passes on from .env.
+# WATERCOLOUR_ENV_URLS holds one or more URLs; a compose service name (http://env:8000) resolves to every
+# replica of `--scale env=N`, and the trainer spreads each group's rollouts over them.
 set -eu
 set --
 for url in ${WATERCOLOUR_ENV_URLS:?}; do
@@ -12,8 +13,7 @@ if [ -n "${WATERCOLOUR_TRAIN_OUT:-}" ]; then
   : "${HF_TOKEN:?HF_TOKEN is required to push the adapter and rollouts to WATERCOLOUR_TRAIN_OUT}"
   set -- "$@" --out "$WATERCOLOUR_TRAIN_OUT" --push-to-hub
 fi
-# WATERCOLOUR_TRAIN_ARGS is split into words on purpose: it holds more trainer flags.
+# WATERCOLOUR_TRAIN_ARGS is split into words on purpose: it holds more trainer flags, which win over the recipe's.
 # shellcheck disable=SC2086
-exec python trainer/watercolour_grpo.py "$@" --mix "${WATERCOLOUR_MIX:?}" --model "${WATERCOLOUR_TRAIN_MODEL:?}" \
-  --steps "${WATERCOLOUR_TRAIN_STEPS:?}" --run-tag "${WATERCOLOUR_RUN_TAG:?}" --run-dir "/runs/$WATERCOLOUR_RUN_TAG" \
-  ${WATERCOLOUR_TRAIN_ARGS:-}
+exec python trainer/watercolour_grpo.py --recipe "${WATERCOLOUR_RECIPE:?}" "$@" \
+  --run-tag "${WATERCOLOUR_RUN_TAG:?}" --run-dir "/runs/$WATERCOLOUR_RUN_TAG" ${WATERCOLOUR_TRAIN_ARGS:-}

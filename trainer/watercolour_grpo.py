@@ -14,67 +14,140 @@
 #     "numpy>=1.26",
 #     "pillow>=10",
 #     "redis>=5,<9",
+#     "pyyaml>=6",
 # ]
 # ///
 """GRPO: teach a code LLM to paint watercolours in p5.brush, rewarded by the watercolour-rl environment.
 
-    hf jobs uv run --flavor h200 --timeout 48h --secrets HF_TOKEN \
-      -v ./shared:/opt/watercolour/shared -v ./trainer:/opt/watercolour/trainer \
-      -e WATERCOLOUR_SRC=/opt/watercolour \
-      trainer/watercolour_grpo.py -- \
-      --env-url https://<you>-watercolour-env.hf.space \
-      --model Qwen/Qwen3.5-35B-A3B --lora --all-linear --bf16 --gradient-checkpointing \
-      --subject 'a peach hibiscus' --references 4 --top-p 0.95 --top-k 20 \
-      --lr 5e-5 --lr-scheduler constant_with_warmup --warmup-steps 5 --scale-rewards none \
-      --steps 110 --n-episodes 240 --num-generations 8 \
-      --per-device-batch-size 1 --gradient-accumulation-steps 8 \
-      --max-completion-length 8192 --run-tag my-run --out <you>/watercolour-grpo --push-to-hub
+    hf jobs uv run --flavor h200 --timeout 48h --secrets HF_TOKEN --name my-run \
+      -v ./shared:/opt/watercolour/shared -v ./trainer:/opt/watercolour/trainer -e WATERCOLOUR_SRC=/opt/watercolour \
+      trainer/watercolour_grpo.py -- --env-url https://<you>-watercolour-env.hf.space \
+      --recipe /opt/watercolour/trainer/recipes/judge-led.yaml --run-tag my-run --out <you>/watercolour-grpo --push-to-hub
 
-Locally the same script runs in the project's environment (`make setup` installs shared/ and
-trainer/): `.venv/bin/python trainer/watercolour_grpo.py --env-url http://127.0.0.1:8000 ...`.
+The recipe file (trainer/recipes/judge-led.yaml) holds the run: model, mix, LoRA, sampling and optimisation
+flags; a flag given after it on the command line wins. `watercolour train-job --mix judge-led --dry-run`
+prints this command for your Spaces. Locally, in the project's environment (`make setup`):
+`.venv/bin/python trainer/watercolour_grpo.py --recipe trainer/recipes/judge-led.yaml --env-url http://127.0.0.1:8000`.
 On several GPUs: `accelerate launch --config_file trainer/watercolour_trainer/configs/<cfg>.yaml
 trainer/watercolour_grpo.py ...`. Add --dry-run to check every service and see the plan and its cost.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
 
-# A hosted job ships this file alone: the project's own packages arrive as mounted folders (-v above).
+# A hosted job ships this file alone: the project's own packages (and the recipes) arrive as mounted folders.
 for _package in ("shared", "trainer"):
     if os.environ.get("WATERCOLOUR_SRC"):
         sys.path.insert(0, os.path.join(os.environ["WATERCOLOUR_SRC"], _package))
 
+from watercolour_shared.prompts import chat_messages  # noqa: E402
+from watercolour_shared.render_wire import EpisodeOptions  # noqa: E402
+from watercolour_shared.run_dir import RunWriter  # noqa: E402
 from watercolour_trainer import options as launch_options  # noqa: E402
 from watercolour_trainer.plan import build_plan, describe  # noqa: E402
 from watercolour_trainer.preflight import PreflightError, check_environments  # noqa: E402
-from watercolour_trainer.replicas import expand_replicas  # noqa: E402
+from watercolour_trainer.replicas import EnvReplicas, expand_replicas  # noqa: E402
 
 log = logging.getLogger("watercolour_grpo")
 
 
 def main(argv: list[str] | None = None) -> int:
     options = launch_options.parse(argv)
+    weights = launch_options.mix_weights(options)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    # 1. The environments, checked before anything heavy loads.
+    # 1. The environments, asked before anything heavy loads: each must answer for every term the run weighs.
     replicas = expand_replicas(options.env_url)
     try:
-        healths = check_environments(replicas, options.mix_weights, options.allow_missing_terms, token=os.environ.get("HF_TOKEN"))
+        readiness = check_environments(replicas, weights, options.allow_missing_terms, token=os.environ.get("HF_TOKEN"))
     except PreflightError as error:
         log.error("preflight failed; nothing was started:\n%s", error)
         return 2
-    plan = build_plan(options, replicas, healths)
+
+    # 2. The plan and what it will cost; a dry run ends here.
+    run = RunWriter(launch_options.run_directory(options))
+    plan = build_plan(options, weights, run.root, replicas, readiness)
     if options.dry_run:
         print(describe(plan))
         return 0
 
-    # 2. The policy and its training, in their own module: importing torch and TRL takes a while.
-    from watercolour_trainer.session import train
+    # torch and TRL take seconds to import: only a run that trains pays for them.
+    from datasets import Dataset
+    from transformers.trainer_utils import get_last_checkpoint
+    from trl import GRPOTrainer
 
-    return train(options, replicas, plan)
+    from watercolour_trainer.grpo_config import grpo_config
+    from watercolour_trainer.lora import PartialLoraError, coverage, decoder_layer_count, lora_config
+    from watercolour_trainer.model_loading import load_policy, load_tokenizer
+    from watercolour_trainer.monitoring import StepMonitor
+    from watercolour_trainer.rewards import EnvReward, StepClock
+
+    # 3. The run directory; a resumed run forgets the steps after its checkpoint and plays them again.
+    checkpoint = None
+    if options.resume:
+        checkpoint = get_last_checkpoint(str(run.checkpoints)) if run.checkpoints.exists() else None
+        if checkpoint is None:
+            log.error("--resume: no checkpoint in %s", run.checkpoints)
+            return 2
+        run.trim_after(int(checkpoint.rsplit("-", 1)[1]))
+        log.info("resuming from %s", checkpoint)
+    run.write_plan(plan)
+
+    # 4. The policy, in an explicit dtype, and one prompt per episode (the episode id groups the rollouts).
+    model = load_policy(options.model, options.bf16)
+    tokenizer = load_tokenizer(options.model)
+    prompts = [{"prompt": chat_messages(options.subject), "episode_id": i} for i in range(options.n_episodes)]
+
+    # 5. GRPO, rewarded by the environment replicas; each process scores its own share of every group.
+    trackio = _trackio(options.report_to)
+    clock = StepClock()
+    episode = EpisodeOptions(subject=options.subject, weights=weights, references=options.references)
+    replica_clients = EnvReplicas(replicas, os.environ.get("HF_TOKEN"), options.env_timeout)
+    reward = EnvReward(replica_clients, episode, run, clock, options.seed)
+    adapter = lora_config(options.all_linear, options.lora_targets, options.lora_r, options.lora_alpha) if options.lora else None
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[reward],
+        args=grpo_config(options, run, trackio is not None),
+        train_dataset=Dataset.from_list(prompts),
+        processing_class=tokenizer,
+        peft_config=adapter,
+        callbacks=[StepMonitor(run, clock, trackio)],
+    )
+    reward.process_index = trainer.accelerator.process_index
+    reward.rollouts_per_process = options.per_device_batch_size * trainer.args.steps_per_generation
+
+    # 6. LoRA must reach every decoder layer unless the user accepts less.
+    if options.lora:
+        covered = coverage(trainer.model, decoder_layer_count(model.config))
+        log.info("%s", covered.describe())
+        if not covered.complete and not options.allow_partial_lora:
+            raise PartialLoraError(covered.describe() + ": use --all-linear, or --allow-partial-lora to train anyway")
+
+    # 7. Train; then what trained (the adapter, or the whole model) and the tokenizer, then the Hub.
+    trainer.train(resume_from_checkpoint=checkpoint)
+    asyncio.run_coroutine_threadsafe(replica_clients.close(), trainer.async_loop).result()
+    if trainer.accelerator.is_main_process:
+        saved = run.weights_dir(options.lora)
+        trainer.save_model(str(saved))
+        tokenizer.save_pretrained(str(saved))
+        if options.push_to_hub:
+            from watercolour_trainer.hub import push_run
+
+            push_run(run, options.out)
+    return 0
+
+
+def _trackio(report_to: str):
+    if report_to != "trackio":
+        return None
+    import trackio
+
+    return trackio
 
 
 if __name__ == "__main__":

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from pathlib import Path
 
 from watercolour_demo.sketchgen import TITLE
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RunReader
 
 # The rewards' favourite of the warm start's compositions: its zoom line paints about three times the sheet, and how
 # much of the sheet is painted moves the offline judge and the heuristic scorer most (in the tiny
@@ -25,9 +24,9 @@ def composition(reply: str) -> str:
     return title["layout"] if title else UNNAMED
 
 
-def step_choices(run_dir: Path, step: int) -> Counter:
+def step_choices(run: RunReader, step: int) -> Counter:
     """How many of the step's rollouts chose each composition."""
-    return Counter(composition(rollout["reply"]) for rollout in RunDirectory(run_dir).rollouts(step))
+    return Counter(composition(rollout.record.reply) for rollout in run.rollouts(step))
 
 
 def share(choices: Mapping[str, int], name: str) -> float | None:

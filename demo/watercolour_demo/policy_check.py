@@ -25,10 +25,6 @@ class SampleCheck:
     truncated: int
     violations: Counter = field(default_factory=Counter)
 
-    @property
-    def pass_rate(self) -> float:
-        return self.passed / self.samples
-
 
 def check_policy(
     folder: Path, subject: str, samples: int, max_new_tokens: int, temperature: float, top_k: int, top_p: float, seed: int = 0
@@ -36,7 +32,7 @@ def check_policy(
     from watercolour_env.services import EnvServices
     from watercolour_env.settings import EnvSettings
 
-    gate = EnvServices.build(EnvSettings(browsers=1, judge="off"), use_cache=False, report_terms=False).pipeline.gate
+    gate = EnvServices.build(EnvSettings(browsers=1, judge="off"), use_cache=False, reward_terms=False).pipeline.gate
     transformers_logging.disable_progress_bar()  # the demo's display is line by line
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()

@@ -44,12 +44,11 @@ def wait_until(process: subprocess.Popen, name: str, ready: Callable[[], Answer 
     return answer
 
 
-def health(url: str, ready: Callable[[dict], bool]) -> str | None:
-    """`url` once its /health answers 200 and the answer says it is ready."""
+def ready(url: str) -> str | None:
+    """`url` once its GET /ready answers 200: the service can answer every term its defaults weigh."""
     try:
-        response = httpx.get(f"{url}/health", timeout=5)
-        return url if response.status_code == 200 and ready(response.json()) else None
-    except (httpx.TransportError, ValueError):  # nothing listening yet, or something that is not our service
+        return url if httpx.get(f"{url}/ready", timeout=30).status_code == 200 else None
+    except httpx.TransportError:  # nothing listening yet
         return None
 
 

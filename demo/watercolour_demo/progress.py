@@ -3,13 +3,13 @@ appends it, and one line per stage before that."""
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
+from collections.abc import Mapping
 
 from watercolour_demo.choices import tally
+from watercolour_shared.run_dir import RunReader, StepMetrics
 
 
 def say(text: str) -> None:
@@ -22,36 +22,31 @@ def clock(seconds: float) -> str:
 
 
 class MetricsFollower:
-    """The rows of metrics.jsonl not seen yet; a line still being written is left for the next look."""
+    """The steps of metrics.jsonl not seen yet; a line still being written is left for the next look."""
 
-    def __init__(self, path: Path):
-        self.path = path
-        self.rows: list[dict] = []
+    def __init__(self, run: RunReader):
+        self.run = run
+        self.rows: list[StepMetrics] = []
 
-    def new_rows(self) -> list[dict]:
-        if not self.path.exists():
-            return []
-        complete = self.path.read_text().split("\n")[:-1]
-        fresh = [json.loads(line) for line in complete[len(self.rows) :]]
+    def new_rows(self) -> list[StepMetrics]:
+        fresh = self.run.metrics()[len(self.rows) :]
         self.rows += fresh
         return fresh
 
 
-def step_seconds(row: dict) -> float:
-    return sum(row["timings"].values())
+def step_seconds(row: StepMetrics) -> float:
+    return sum(row.timings.model_dump().values())
 
 
-def step_line(row: dict, rows: list[dict], total_steps: int, started: float) -> str:
+def step_line(row: StepMetrics, choices: Mapping[str, int], rows: list[StepMetrics], total_steps: int, started: float) -> str:
     pace = statistics.fmean(step_seconds(r) for r in rows)
-    left = pace * (total_steps - row["step"])
-    reward = "n/a" if row["reward_mean"] is None else f"{row['reward_mean']:.3f} ±{row['reward_std']:.3f}"
-    gate = "n/a" if row["gate_pass_rate"] is None else f"{row['gate_pass_rate']:.0%}"
-    t = row["timings"]
-    parts = (
-        f"generate {t['generation_s']:.0f} s, render+score {t['render_s'] + t['scoring_s']:.0f} s, train {t['training_s']:.0f} s"
-    )
+    left = pace * (total_steps - row.step)
+    reward = "n/a" if row.reward_mean is None else f"{row.reward_mean:.3f} ±{row.reward_std:.3f}"
+    gate = "n/a" if row.gate_pass_rate is None else f"{row.gate_pass_rate:.0%}"
+    t = row.timings
+    parts = f"generate {t.generation_s:.0f} s, render+score {t.render_s + t.scoring_s:.0f} s, train {t.training_s:.0f} s"
     return (
-        f"step {row['step']:>3}/{total_steps}  reward {reward}  gate pass {gate:>4}  "
-        f"{tally(row['choices'])}  ({parts})  "
+        f"step {row.step:>3}/{total_steps}  reward {reward}  gate pass {gate:>4}  "
+        f"{tally(choices)}  ({parts})  "
         f"elapsed {clock(time.monotonic() - started)}  left ~{clock(left)}"
     )

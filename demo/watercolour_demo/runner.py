@@ -11,11 +11,12 @@ from pathlib import Path
 
 from watercolour_demo.choices import step_choices
 from watercolour_demo.prepare import prepare
-from watercolour_demo.processes import end_process_tree, health
+from watercolour_demo.processes import end_process_tree, ready
 from watercolour_demo.progress import MetricsFollower, say, step_line
 from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
 from watercolour_demo.warm_start import WarmStartConfig
+from watercolour_shared.run_dir import RunReader, StepMetrics
 
 
 def run_loop(
@@ -23,8 +24,8 @@ def run_loop(
 ):
     """The metrics of every step, and what the summary reports besides them. `env_url`: an environment already
     running (the compose CPU profile's), used instead of starting the local stack."""
-    if env_url and health(env_url.rstrip("/"), lambda body: True) is None:  # before minutes of warm start, not after
-        raise RuntimeError(f"the environment at {env_url} does not answer /health: start it, or leave out --env-url")
+    if env_url and ready(env_url.rstrip("/")) is None:  # before minutes of warm start, not after
+        raise RuntimeError(f"the environment at {env_url} is not ready (GET /ready): start it, or leave out --env-url")
     run_dir.mkdir(parents=True, exist_ok=True)
     found = prepare(warm, cache_dir, grpo, started, run_dir / "warm_start.json")
     grpo = replace(grpo, max_completion_length=found["max_completion_length"])
@@ -51,15 +52,15 @@ def _environment(env_url: str | None, log_dir: Path, browsers: int) -> Iterator[
         yield stack.env_url
 
 
-def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started: float) -> list[dict]:
+def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started: float) -> list[StepMetrics]:
     log = run_dir / "logs" / "trainer.log"
     trainer = start_trainer(trainer_command(env_url, model, run_dir, grpo), log)
-    follower = MetricsFollower(run_dir / "metrics.jsonl")
+    follower = MetricsFollower(RunReader(run_dir))
     try:
         while trainer.poll() is None:
-            _report(follower, run_dir, grpo.steps, started)
+            _report(follower, grpo.steps, started)
             time.sleep(1)
-        _report(follower, run_dir, grpo.steps, started)
+        _report(follower, grpo.steps, started)
     finally:
         end_process_tree(trainer)
     if trainer.returncode != 0:
@@ -67,7 +68,7 @@ def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started
     return follower.rows
 
 
-def _report(follower: MetricsFollower, run_dir: Path, steps: int, started: float) -> None:
+def _report(follower: MetricsFollower, steps: int, started: float) -> None:
     for row in follower.new_rows():
-        row["choices"] = dict(step_choices(run_dir, row["step"]))  # the film is written before the step's metrics
-        say(step_line(row, follower.rows, steps, started))
+        choices = step_choices(follower.run, row.step)  # the film is written before the step's metrics
+        say(step_line(row, choices, follower.rows, steps, started))

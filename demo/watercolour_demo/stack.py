@@ -13,7 +13,7 @@ from pathlib import Path
 
 import redis
 
-from watercolour_demo.processes import end_process_tree, free_port, health, start, wait_until
+from watercolour_demo.processes import end_process_tree, free_port, ready, start, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool"
@@ -60,7 +60,7 @@ class LocalStack:
             "scorer",
             [sys.executable, "-m", "watercolour_scorer.server"],
             {f"WATERCOLOUR_SCORER_{name}": value for name, value in scorer.items()},
-            lambda: health(f"http://127.0.0.1:{port}", lambda body: body.get("ready", True)),
+            lambda: ready(f"http://127.0.0.1:{port}"),
         )
         port = free_port()
         env = {
@@ -77,7 +77,7 @@ class LocalStack:
             "env",
             [sys.executable, "-m", "watercolour_env.server.app"],
             {f"WATERCOLOUR_{name}": value for name, value in env.items()},
-            lambda: health(f"http://127.0.0.1:{port}", lambda body: all(body.get("terms_reachable", {}).values())),
+            lambda: ready(f"http://127.0.0.1:{port}"),
         )
 
     def _redis(self) -> str:

@@ -8,8 +8,10 @@ import math
 import statistics
 from pathlib import Path
 
-from watercolour_demo.choices import WATCHED, share
-from watercolour_trainer.film import RunDirectory
+from watercolour_demo.choices import WATCHED, share, step_choices
+from watercolour_shared.run_dir import RunReader, StepMetrics
+
+SHOWN = ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best")
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -26,12 +28,13 @@ def _third(rows: list[dict]) -> dict:
     }
 
 
-def _gain(run: RunDirectory, first: dict, last: dict) -> dict | None:
+def _gain(run: RunReader, first: dict, last: dict) -> dict | None:
     """The last third's mean reward over the first third's, per rollout, with its standard error: a gain of more
     than two standard errors is one that the rollouts' noise alone would rarely give."""
 
     def rewards(third: dict) -> list[float]:
-        return [r["reward"] for step in third["steps"] for r in run.rollouts(step) if r["reward"] is not None]
+        rewards = (rollout.record.reward for step in third["steps"] for rollout in run.rollouts(step))
+        return [reward for reward in rewards if reward is not None]
 
     before, after = rewards(first), rewards(last)
     if len(before) < 2 or len(after) < 2:
@@ -41,20 +44,23 @@ def _gain(run: RunDirectory, first: dict, last: dict) -> dict | None:
     return {"reward": gain, "standard_error": error, "clear": gain > 2 * error}
 
 
-def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
+def _row(run: RunReader, metrics: StepMetrics) -> dict:
+    """The step's numbers the summary shows, and which composition each of its rollouts chose."""
+    numbers = metrics.model_dump()
+    return {**{key: numbers[key] for key in SHOWN}, "choices": dict(step_choices(run, metrics.step))}
+
+
+def summarise(run_dir: Path, metrics: list[StepMetrics], context: dict) -> dict:
     """`context`: what the demo knows beyond the metrics (configuration, warm start, wall time)."""
-    run = RunDirectory(run_dir)
+    run = RunReader(run_dir)
+    rows = [_row(run, row) for row in metrics]
     size = max(1, len(rows) // 3)
     first, last = _third(rows[:size]), _third(rows[-size:])
-    scored = [r for step in run.steps_recorded() for r in run.rollouts(step) if r["reward"] is not None]
-    painted = [r for r in scored if (run.step_dir(r["step"]) / f"rollout-{r['index']:02d}.png").exists()]
-    best = max(painted, key=lambda r: r["reward"], default=None)
+    painted = [r for r in run.all_rollouts() if r.png and r.record.reward is not None]
+    best = max(painted, key=lambda r: r.record.reward, default=None)
     return {
         **context,
-        "steps": [
-            {key: row[key] for key in ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best", "choices")}
-            for row in rows
-        ],
+        "steps": rows,
         "watched": WATCHED,
         "first_third": first,
         "last_third": last,
@@ -62,7 +68,7 @@ def summarise(run_dir: Path, rows: list[dict], context: dict) -> dict:
         if first["reward_mean"] is None or last["reward_mean"] is None
         else last["reward_mean"] > first["reward_mean"],
         "gain": _gain(run, first, last),
-        "best_painting": str(run.step_dir(best["step"]) / f"rollout-{best['index']:02d}.png") if best else None,
+        "best_painting": str(best.png) if best else None,
         "film": str(run.film),
     }
 

@@ -21,7 +21,7 @@ class GrpoSettings:
     group_size: int
     max_completion_length: int
     lr: float
-    weights: str  # gate,length,judge,hps
+    weights: str  # one number per term, in the order of watercolour_shared.reward.MIX_TERMS
     scale_rewards: str = "none"
     beta: float = 0.0  # KL penalty to the warm start
     lora: bool = False  # a LoRA on every linear layer instead of training every weight

@@ -4,9 +4,10 @@
   watercolour spaces status [--json]
   watercolour spaces pause|resume [env] [scorer]
   watercolour spaces sleep [--after SECONDS] [env] [scorer]
-  watercolour train-job --mix hps-led [--dry-run] [--keep-scorer] [-- extra trainer flags]
+  watercolour train-job --mix hps-led [--recipe FILE] [--dry-run] [--keep-scorer] [-- extra trainer flags]
 
 The Hub is `HF_ENDPOINT` (default huggingface.co); the token is --token, HF_TOKEN or the saved login.
+A missing token or an unreachable Hub is one line and exit 2; a dry run needs neither.
 """
 
 from __future__ import annotations
@@ -21,17 +22,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx2  # huggingface_hub 2.x's HTTP client: an unreachable Hub raises its transport errors
 from huggingface_hub import HfApi, get_token
-from huggingface_hub.errors import HfHubHTTPError
+from huggingface_hub.errors import HfHubHTTPError, LocalTokenNotFoundError
 
 from watercolour_deploy import spaces
-from watercolour_deploy.hardware import SPACE_HARDWARE, VCPUS, price
+from watercolour_deploy.space_hardware import SPACE_HARDWARE, VCPUS, price
 from watercolour_deploy.space_tree import LAYOUTS
-from watercolour_deploy.train_job import RECIPE_MODEL, RECIPE_STEPS, SCRIPT, JobPlan, timeout_hours
+from watercolour_deploy.train_job import RECIPES, SCRIPT, JobPlan, timeout_hours
+from watercolour_shared.reward import PRESETS
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 # An editable install (make setup) runs from the checkout the Spaces and the job are built from.
 CHECKOUT = Path(__file__).resolve().parents[2]
+# What a dry run shows for a namespace it could not look up.
+SOME_NAMESPACE = "NAMESPACE"
+NO_TOKEN = "no Hub token: pass --token, set HF_TOKEN or run `hf auth login`"
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -46,7 +52,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         dest="spaces_command", required=True
     )
     deploy = group.add_parser("deploy", parents=[hub], help="create or update both Spaces and print their URLs")
-    deploy.add_argument("--mix", choices=sorted(RECIPE_STEPS), default="judge-led", help="the env Space's default mix")
+    deploy.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help="the env Space's default reward mix")
     for kind in spaces.KINDS:
         deploy.add_argument(f"--from-{kind}", metavar="SPACE", help=f"duplicate the {kind} Space from this one")
         # The env Space sizes its browser pool by the flavour's vCPUs, so it takes one whose count is known.
@@ -68,14 +74,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     sleep.add_argument("--after", type=int, default=300, help="seconds idle before sleeping")
     sleep.set_defaults(run=_lifecycle)
 
-    job = commands.add_parser("train-job", parents=[hub], help="run the recipe's training on Hugging Face Jobs")
-    job.add_argument("--mix", choices=sorted(RECIPE_STEPS), default="judge-led")
+    job = commands.add_parser("train-job", parents=[hub], help="run a recipe's training on Hugging Face Jobs")
+    chosen = job.add_mutually_exclusive_group()
+    chosen.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help=f"run the recipe {RECIPES}/MIX.yaml")
+    chosen.add_argument("--recipe", help=f"a recipe file under trainer/ (default: {RECIPES}/MIX.yaml)")
     job.add_argument("--env-url", action="append", help="an environment (repeat to spread; default: the env Space)")
-    job.add_argument("--model", default=RECIPE_MODEL)
-    job.add_argument("--steps", type=int, help="default: the recipe's for the mix (110, or 60 for hps-only)")
-    job.add_argument("--run-tag", help="default: watercolour-MIX")
-    job.add_argument("--out", help="Hub repo for the adapter (default: NAMESPACE/watercolour-grpo-MIX)")
-    job.add_argument("--seed", type=int, default=0)
+    job.add_argument("--run-tag", help="default: watercolour-RECIPE (the recipe file's name)")
+    job.add_argument("--out", help="Hub repo for the adapter (default: NAMESPACE/watercolour-grpo-RECIPE)")
     job.add_argument("--flavor", default="h200")
     job.add_argument("--timeout", default="48h")
     job.add_argument("--dry-run", action="store_true", help="print the command and its cost bound; launch nothing")
@@ -94,20 +99,33 @@ class UsageError(Exception):
 
 
 def _ids(api: HfApi, args: argparse.Namespace, which: tuple[str, ...] = spaces.KINDS) -> dict[str, str]:
-    namespace = args.namespace or api.whoami()["name"]
+    return _ids_in(args.namespace or api.whoami()["name"], args, which)
+
+
+def _ids_in(namespace: str, args: argparse.Namespace, which: tuple[str, ...] = spaces.KINDS) -> dict[str, str]:
     names = {"env": args.env_space, "scorer": args.scorer_space}
     return {kind: names[kind] if "/" in names[kind] else f"{namespace}/{names[kind]}" for kind in which}
 
 
+def _hub_problem(error: Exception) -> str:
+    """One line for a Hub that could not be asked: no token, or no answer."""
+    if isinstance(error, LocalTokenNotFoundError):
+        return NO_TOKEN
+    endpoint = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    return f"the Hub at {endpoint} cannot be reached ({type(error).__name__}: {error})"
+
+
 def _hub_errors(run):
-    """Hub refusals and unusable requests as the message and exit 2, not a traceback."""
+    """Hub refusals, a missing token, an unreachable Hub and unusable requests as one line and exit 2."""
 
     def wrapped(args: argparse.Namespace) -> int:
         try:
             return run(args)
         except (HfHubHTTPError, UsageError) as error:
             print(f"watercolour: {error}", file=sys.stderr)
-            return EXIT_ERROR
+        except (LocalTokenNotFoundError, httpx2.TransportError) as error:
+            print(f"watercolour: {_hub_problem(error)}", file=sys.stderr)
+        return EXIT_ERROR
 
     return wrapped
 
@@ -116,7 +134,7 @@ def _hub_errors(run):
 def _deploy(args: argparse.Namespace) -> int:
     hf_token = args.space_hf_token or args.token or get_token()
     if not hf_token:
-        raise UsageError("no Hub token: pass --token, set HF_TOKEN or run `hf auth login`")
+        raise UsageError(NO_TOKEN)
     api = _api(args)
     options = spaces.DeployOptions(
         mix=args.mix,
@@ -176,33 +194,39 @@ def _train_job(args: argparse.Namespace) -> int:
         raise UsageError(error) from None
     if not (args.root / SCRIPT).is_file():
         raise UsageError(f"{args.root / SCRIPT} not found: pass --root, the watercolour-rl checkout")
+    recipe = args.recipe or f"{RECIPES}/{args.mix}.yaml"
+    if not (args.root / recipe).is_file():
+        raise UsageError(f"--recipe {recipe}: no such file in {args.root}")
+    name = Path(recipe).stem
     api = _api(args)
-    ids = _ids(api, args)
-    namespace = ids["env"].split("/")[0]
+    ids, env_urls, not_looked_up = _job_targets(api, args)
     plan = JobPlan(
-        env_urls=args.env_url or [spaces.app_url(api, ids["env"])],
-        mix=args.mix,
-        model=args.model,
-        steps=args.steps or RECIPE_STEPS[args.mix],
-        run_tag=args.run_tag or f"watercolour-{args.mix}",
-        out=args.out or f"{namespace}/watercolour-grpo-{args.mix}",
+        env_urls=env_urls,
+        recipe=recipe,
+        run_tag=args.run_tag or f"watercolour-{name}",
+        out=args.out or f"{ids['env'].split('/')[0]}/watercolour-grpo-{name}",
         flavor=args.flavor,
         timeout=args.timeout,
-        seed=args.seed,
         extra=args.extra[1:] if args.extra[:1] == ["--"] else args.extra,
     )
-    hf = _hf_cli()
+    try:
+        command = plan.command(_hf_cli())
+    except ValueError as error:  # a recipe outside the folders the job mounts
+        raise UsageError(f"--recipe {recipe}: {error}") from None
     print(f"# from {args.root}")
-    print(shlex.join(plan.command(hf)))
+    print(shlex.join(command))
+    print(f"# the run's model and flags: {recipe}, read in the job from the mounted folder")
     print(f"# {plan.cost_note(LAYOUTS['scorer'].hardware)}")
     print(f"# afterwards: {'the scorer Space stays up' if args.keep_scorer else 'pause ' + ids['scorer']}")
+    if not_looked_up:
+        print(f"# not looked up: {not_looked_up}")
     if args.dry_run:
         return EXIT_OK
     token = args.token or get_token()
     if not token:
         raise UsageError("no Hub token for the job's HF_TOKEN secret: set HF_TOKEN or run `hf auth login`")
     try:
-        launched = subprocess.run(plan.command(hf), cwd=args.root, env={**os.environ, "HF_TOKEN": token}, check=False)
+        launched = subprocess.run(command, cwd=args.root, env={**os.environ, "HF_TOKEN": token}, check=False)
     except KeyboardInterrupt:
         # Only the log stream stopped: the job may still be running and needs its scorer.
         print(
@@ -213,6 +237,21 @@ def _train_job(args: argparse.Namespace) -> int:
         stage = spaces.pause(api, {"scorer": ids["scorer"]})["scorer"]
         print(f"scorer  {ids['scorer']}: {stage}")
     return EXIT_OK if launched.returncode == 0 else EXIT_FAILED
+
+
+def _job_targets(api: HfApi, args: argparse.Namespace) -> tuple[dict[str, str], list[str], str | None]:
+    """The Spaces' ids and the environments to train against. A dry run that cannot ask the Hub (no token,
+    no answer) shows what it would look up instead, and says so."""
+    try:
+        ids = _ids(api, args)
+        return ids, args.env_url or [spaces.app_url(api, ids["env"])], None
+    except (LocalTokenNotFoundError, httpx2.TransportError) as error:
+        if not args.dry_run:
+            raise
+        ids = _ids_in(args.namespace or SOME_NAMESPACE, args)
+        missing = [] if args.namespace else [f"the namespace, the token's user (shown as {SOME_NAMESPACE})"]
+        missing += [] if args.env_url else [f"the env Space {ids['env']}'s URL (shown by the Hub's naming rule)"]
+        return ids, args.env_url or [spaces.ruled_app_url(ids["env"])], f"{'; '.join(missing)}: {_hub_problem(error)}"
 
 
 def _hf_cli() -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from huggingface_hub import HfApi
 
-from watercolour_deploy.hardware import VCPUS, hourly_now
+from watercolour_deploy.space_hardware import VCPUS, hourly_now
 from watercolour_deploy.space_tree import LAYOUTS, build_tree
 from watercolour_shared.hardware import hourly_cost
 
@@ -41,9 +41,13 @@ class Deployed:
 
 
 def app_url(api: HfApi, space_id: str) -> str:
-    """Where the Space's app answers: the Hub's `host`, or its documented rule owner-name.hf.space."""
-    host = api.space_info(space_id).host
-    return host or f"https://{re.sub(r'[/_.]', '-', space_id).lower()}.hf.space"
+    """Where the Space's app answers: the Hub's `host`, or its documented rule."""
+    return api.space_info(space_id).host or ruled_app_url(space_id)
+
+
+def ruled_app_url(space_id: str) -> str:
+    """The Hub's documented rule for a Space's app URL: owner-name.hf.space."""
+    return f"https://{re.sub(r'[/_.]', '-', space_id).lower()}.hf.space"
 
 
 def deploy(api: HfApi, ids: dict[str, str], options: DeployOptions, root: Path) -> list[Deployed]:

@@ -1,57 +1,55 @@
-"""The recipe's training run on Hugging Face Jobs: `hf jobs uv run` on the trainer script, with the
-recipe's flags for a reward mix. `hf jobs uv run` ships only the script (its PEP 723 header holds the
-third-party dependencies; shared/ and trainer/ go along as mounted folders, run from the checkout's
-root) and, without --detach, follows the job's logs until the job ends."""
+"""A recipe's training run on Hugging Face Jobs: `hf jobs uv run` on the trainer script with a recipe file.
+
+`hf jobs uv run` ships only the script (its PEP 723 header holds the third-party dependencies). The
+project's packages go along as mounted folders, run from the checkout's root, and the recipe travels
+inside the mounted trainer/ folder: the job reads the very file a local run and the compose trainer
+read, through the same --recipe flag, so no copy of its flags can drift. Without --detach the command
+follows the job's logs until the job ends.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
-from watercolour_deploy.hardware import price
+from watercolour_deploy.space_hardware import price
 from watercolour_shared.hardware import hourly_cost
 
 SCRIPT = "trainer/watercolour_grpo.py"
-# The script imports the project's packages from WATERCOLOUR_SRC (see its docstring).
+RECIPES = "trainer/recipes"
+# Where the job mounts the checkout's folders; the script imports the project's packages from WATERCOLOUR_SRC.
+JOB_ROOT = "/opt/watercolour"
+MOUNTED = ("shared", "trainer")
 SOURCES = (
-    "-v",
-    "./shared:/opt/watercolour/shared",
-    "-v",
-    "./trainer:/opt/watercolour/trainer",
+    *(arg for folder in MOUNTED for arg in ("-v", f"./{folder}:{JOB_ROOT}/{folder}")),
     "-e",
-    "WATERCOLOUR_SRC=/opt/watercolour",
+    f"WATERCOLOUR_SRC={JOB_ROOT}",
 )
-# The recipe's runs: 110 steps for the two led mixes, 60 for the hps-only pipeline check.
-RECIPE_STEPS = {"judge-led": 110, "hps-led": 110, "hps-only": 60}
-RECIPE_MODEL = "Qwen/Qwen3.5-35B-A3B"
-# The recipe's launch command, except what a run chooses (environment, mix, model, steps, names).
-RECIPE_FLAGS = (
-    "--lora", "--all-linear", "--bf16", "--gradient-checkpointing",
-    "--subject", "a peach hibiscus", "--references", "4", "--top-p", "0.95", "--top-k", "20",
-    "--lr", "5e-5", "--lr-scheduler", "constant_with_warmup", "--warmup-steps", "5", "--scale-rewards", "none",
-    "--n-episodes", "240", "--num-generations", "8", "--per-device-batch-size", "1", "--gradient-accumulation-steps", "8",
-    "--max-completion-length", "8192",
-)  # fmt: skip
+
+
+def in_job(path: str) -> str:
+    """Where a file of the checkout (a path relative to its root) is inside the job; only mounted folders travel."""
+    relative = PurePosixPath(path)
+    if relative.is_absolute() or relative.parts[0] not in MOUNTED or ".." in relative.parts:
+        raise ValueError(f"{path} is not in a folder the job mounts ({', '.join(MOUNTED)})")
+    return str(PurePosixPath(JOB_ROOT, relative))
 
 
 @dataclass(frozen=True)
 class JobPlan:
     env_urls: list[str]
-    mix: str
-    model: str
-    steps: int
+    recipe: str  # relative to the checkout's root, e.g. trainer/recipes/judge-led.yaml
     run_tag: str
     out: str
     flavor: str = "h200"
     timeout: str = "48h"
-    seed: int = 0
     extra: list[str] = field(default_factory=list)
 
     def trainer_args(self) -> list[str]:
         urls = [arg for url in self.env_urls for arg in ("--env-url", url)]
-        run = ["--mix", self.mix, "--model", self.model, "--steps", str(self.steps), "--seed", str(self.seed)]
         names = ["--run-tag", self.run_tag, "--out", self.out, "--push-to-hub"]
-        return [*urls, *run, *RECIPE_FLAGS, *names, *self.extra]
+        return [*urls, "--recipe", in_job(self.recipe), *names, *self.extra]
 
     def command(self, hf: str) -> list[str]:
         launch = ["--flavor", self.flavor, "--timeout", self.timeout, "--secrets", "HF_TOKEN", "--name", self.run_tag]

@@ -6,6 +6,7 @@ it never scores it 0.
 
 from __future__ import annotations
 
+from watercolour_shared.readiness import Readiness
 from watercolour_shared.render_wire import (
     EpisodeOptions,
     EvaluateRequest,
@@ -31,6 +32,11 @@ class EnvClient(ServiceClient):
 
     def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 600.0, retries: int = 2):
         super().__init__(base_url, token, timeout_s, retries)
+
+    async def readiness(self) -> Readiness:
+        """GET /ready: whether each reward term can answer now (a 503 carries the same answer)."""
+        response = await self._request("GET", "/ready", answer_on={503})
+        return Readiness.model_validate_json(response.content)
 
     async def render(self, reply: str, seed: int = 0, include_png: bool = True) -> RenderResult:
         request = RenderRequest(reply=reply, seed=seed, include_png=include_png)

@@ -1,11 +1,10 @@
-"""The policy's prompts: one system prompt (a text file, so its hash can key caches) and the user message.
+"""The policy's prompts: one system prompt (a text file beside the code) and the user message.
 
 The environment, the trainer and the pool generator all ask for paintings with these words.
 """
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -15,10 +14,6 @@ _SYSTEM_PROMPT_FILE = Path(__file__).parent / "prompts" / "system.txt"
 @cache
 def system_prompt() -> str:
     return _SYSTEM_PROMPT_FILE.read_text()
-
-
-def system_prompt_digest() -> str:
-    return hashlib.sha256(system_prompt().encode()).hexdigest()[:16]
 
 
 def user_prompt(subject: str) -> str:

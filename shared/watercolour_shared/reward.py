@@ -1,4 +1,4 @@
-"""The reward mix: weights, the recipe's presets, and the rule that a missing
+"""The reward mix: its terms' names, weights, the recipe's presets, and the rule that a missing
 term makes the reward unavailable instead of silently vanishing.
 
 reward = 0 when the gate fails, else
@@ -7,9 +7,21 @@ reward = 0 when the gate fails, else
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 from pydantic import BaseModel, Field
 
-MIX_TERMS = ("gate", "length", "judge", "hps")
+# The one list of the terms' names: every weights, scores and breakdown model names its fields after them.
+ModelTerm = Literal["judge", "hps"]  # scored by a model behind a service; gate and length are computed by rule
+Term = Literal["gate", "length", ModelTerm]
+MIX_TERMS: tuple[Term, ...] = get_args(Term)
+MODEL_TERMS: tuple[ModelTerm, ...] = get_args(ModelTerm)
+
+
+def by_term(values: BaseModel) -> dict[Term, float | None]:
+    """The value of each term a model holds (weights, scores or a reward breakdown), in the mix's order."""
+    fields = dict(values)
+    return {term: fields[term] for term in MIX_TERMS if term in fields}
 
 
 class MixWeights(BaseModel):
@@ -18,9 +30,20 @@ class MixWeights(BaseModel):
     judge: float = Field(0.60, ge=0)
     hps: float = Field(0.30, ge=0)
 
-    def active(self, term: str) -> bool:
+    def weight(self, term: Term) -> float:
+        return by_term(self)[term]
+
+    def active(self, term: Term) -> bool:
         """A term whose weight is 0 is not computed at all."""
-        return getattr(self, term) > 0
+        return self.weight(term) > 0
+
+
+def parse_weights(text: str) -> MixWeights:
+    """`0.05,0.05,0.6,0.3`: one number per term, in the order of MIX_TERMS."""
+    parts = text.split(",")
+    if len(parts) != len(MIX_TERMS):
+        raise ValueError(f"weights take {len(MIX_TERMS)} numbers: {','.join(MIX_TERMS)}")
+    return MixWeights(**dict(zip(MIX_TERMS, (float(part) for part in parts), strict=True)))
 
 
 PRESETS: dict[str, MixWeights] = {
@@ -43,6 +66,9 @@ class TermScores(BaseModel):
     judge: float | None = None
     hps: float | None = None
 
+    def score(self, term: ModelTerm) -> float | None:
+        return by_term(self)[term]
+
 
 class MixedReward(BaseModel):
     total: float | None
@@ -54,14 +80,14 @@ def mix_reward(gate_passed: bool, length: float, terms: TermScores, weights: Mix
         return MixedReward(total=0.0)
     total = weights.gate + weights.length * length
     missing = []
-    for term in ("judge", "hps"):
+    for term in MODEL_TERMS:
         if not weights.active(term):
             continue
-        score = getattr(terms, term)
+        score = terms.score(term)
         if score is None:
-            missing.append(f"{term} (weight {getattr(weights, term):.2f})")
+            missing.append(f"{term} (weight {weights.weight(term):.2f})")
             continue
-        total += getattr(weights, term) * score
+        total += weights.weight(term) * score
     if missing:
         return MixedReward(total=None, unavailable_reason="no score for " + ", ".join(missing))
     return MixedReward(total=total)

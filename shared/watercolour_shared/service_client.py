@@ -43,9 +43,6 @@ class ServiceClient:
     async def close(self) -> None:
         await self._http.aclose()
 
-    async def health(self) -> dict:
-        return (await self._request("GET", "/health")).json()
-
     async def probe(self, path: str, timeout_s: float = 2.0) -> bool:
         """One quick GET, no retries: for health pages, which must answer fast."""
         try:

@@ -4,8 +4,9 @@ the services' own dependencies, so they are imported here only when used."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from contextlib import asynccontextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Lifecycle(Protocol):
@@ -25,6 +26,26 @@ def service_app(title: str, resource: Lifecycle):
         await resource.close()
 
     return FastAPI(title=title, lifespan=lifespan)
+
+
+class BuiltAtStartup:
+    """A server module's `app`: `build()` runs when the server starts (the ASGI lifespan), not at import.
+
+    Building reads the settings and may reach the network (a Hub reference pool, a model's files), so
+    importing a server module, as tools and tests do, must not build it. The built app's own lifespan
+    then starts and closes its resources as usual.
+    """
+
+    def __init__(self, build: Callable[[], Any]):
+        self._build = build
+        self._app = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        if self._app is None:
+            if scope["type"] != "lifespan":
+                raise RuntimeError("this app is built at start-up: serve it with the ASGI lifespan on")
+            self._app = self._build()
+        await self._app(scope, receive, send)
 
 
 def serve(app, settings) -> None:

@@ -15,12 +15,11 @@ import os
 import sys
 from pathlib import Path
 
+from watercolour_shared.run_dir import RECORDS, RunReader
 from watercolour_studio.checks.report import format_checks, passed
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
-from watercolour_studio.film.reader import RunDir
+from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 from watercolour_studio.pool.commands import add_pool_commands
-
-EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
 
 def add_commands(commands) -> None:
@@ -43,28 +42,29 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo-type", choices=("model", "dataset"), default="model", help="with --from-hub")
     parser.add_argument("--revision", help="with --from-hub: a branch, tag or commit")
     parser.add_argument("--max-timeouts", type=float, default=0.05, help="share of render timeouts (and drops) allowed")
-    parser.add_argument("--adapter-repo", help="the Hub model the adapter was pushed to (checked instead of adapter/)")
+    parser.add_argument("--adapter-repo", help="the Hub model the weights were pushed to (checked instead of adapter/ or model/)")
     parser.add_argument("--rollouts-repo", help="the Hub dataset the rollouts were pushed to (checked instead of rollouts/)")
     parser.add_argument("--space", help="the scoring Space the run used (OWNER/NAME), to check it is paused")
 
 
-def _open_run(args: argparse.Namespace) -> tuple[RunDir, CheckOptions] | None:
+def _open_run(args: argparse.Namespace) -> tuple[RunReader, CheckOptions] | None:
     root = Path(args.run_dir)
     if args.from_hub:
         from huggingface_hub import snapshot_download
 
-        # The film and its records only: the adapter's weights are checked on the Hub, never downloaded.
-        film = ["film/**", "metrics.jsonl", "run.json"]
-        root = Path(snapshot_download(args.run_dir, repo_type=args.repo_type, revision=args.revision, allow_patterns=film))
+        # The film and its records only: the weights are checked on the Hub, never downloaded.
+        root = Path(
+            snapshot_download(args.run_dir, repo_type=args.repo_type, revision=args.revision, allow_patterns=list(RECORDS))
+        )
     if not root.is_dir():
         print(f"watercolour: {root} is not a run directory", file=sys.stderr)
         return None
     options = CheckOptions(args.max_timeouts, args.adapter_repo, args.rollouts_repo, args.space, os.environ.get("HF_TOKEN"))
-    return RunDir(root), options
+    return RunReader(root), options
 
 
 def _gallery(args: argparse.Namespace) -> int:
-    from watercolour_env.judge.pool import ReferencePool
+    from watercolour_shared.reference_pool import ReferencePool
     from watercolour_studio.gallery.app import gallery_app
     from watercolour_studio.serve import serve
 

@@ -2,7 +2,7 @@
 
 from watercolour_demo.choices import UNNAMED, composition, share, step_choices
 from watercolour_demo.sketchgen import KINDS, as_reply, generate_sketch, subject_kind
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RolloutRecord, RunWriter
 
 SUBJECT = "a peach hibiscus"
 
@@ -20,12 +20,12 @@ def test_a_reply_without_the_title_line_chose_nothing():
 
 
 def test_a_steps_choices_are_counted_from_the_film(tmp_path):
-    run = RunDirectory(tmp_path)
+    run = RunWriter(tmp_path)
     layouts = ["single", "close-up", "close-up", None]
     for index, layout in enumerate(layouts):
         reply = as_reply(generate_sketch(SUBJECT, index, composition=layout), SUBJECT) if layout else "no code"
-        run.record(3, index, reply, {"reply": reply, "reward": None}, None)
-    chosen = step_choices(tmp_path, 3)
+        run.record(RolloutRecord.answered(None, "env down", step=3, index=index, group=0, prompt="", seed=0, reply=reply))
+    chosen = step_choices(run, 3)
     assert chosen == {"single": 1, "close-up": 2, UNNAMED: 1}
     assert share(chosen, "close-up") == 0.5
-    assert share(step_choices(tmp_path, 4), "single") is None
+    assert share(step_choices(run, 4), "single") is None

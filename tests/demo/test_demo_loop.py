@@ -211,5 +211,5 @@ def test_an_environment_url_that_does_not_answer_is_refused_before_the_warm_star
     cache = tmp_path / "cache"
     demo, output = launch(tmp_path, cache, "--env-url", f"http://127.0.0.1:{free_port()}")
     assert demo.wait(60) == 1
-    assert "does not answer /health" in output.read_text()
+    assert "is not ready (GET /ready)" in output.read_text()
     assert not cache.exists()  # refused before any warm start was built

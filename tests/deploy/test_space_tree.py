@@ -11,7 +11,7 @@ import yaml
 from huggingface_hub import SpaceHardware
 
 from tests.deploy import dockerfile
-from watercolour_deploy.hardware import VCPUS, billed, hourly_now
+from watercolour_deploy.space_hardware import VCPUS, billed, hourly_now
 from watercolour_deploy.space_tree import LAYOUTS, build_tree
 from watercolour_env.settings import EnvSettings
 from watercolour_scorer.settings import ScorerSettings

@@ -6,8 +6,11 @@ import json
 import re
 from pathlib import Path
 
+import huggingface_hub.constants
+import pytest
 import yaml
 
+from tests.conftest import free_port
 from tests.deploy.conftest import TOKEN
 from tests.deploy.variables import setting_variables
 from watercolour_env.settings import EnvSettings
@@ -138,3 +141,14 @@ def test_hub_refusals_and_unknown_spaces_are_a_message_and_exit_2(hub, watercolo
     code, _, err = watercolour("spaces", "deploy")
     assert code == 2 and err.startswith("watercolour: Invalid user token")
     assert not hub.repos
+
+
+@pytest.mark.parametrize("command", [["spaces", "status"], ["spaces", "pause"], ["spaces", "deploy"]])
+def test_no_token_or_no_hub_is_one_line_and_exit_2(watercolour, monkeypatch, tmp_path, command):
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
+    code, out, err = watercolour(*command)
+    assert (code, out) == (2, "") and err.startswith("watercolour: no Hub token") and len(err.splitlines()) == 1
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{free_port()}")
+    code, out, err = watercolour(*command, "--namespace", "me", "--token", "hf_x")
+    assert (code, out) == (2, "") and "the Hub at http://127.0.0.1:" in err and len(err.splitlines()) == 1

@@ -1,19 +1,22 @@
-"""`watercolour train-job` and `make train-job`: the `hf jobs uv run` command for a mix (checked by the real
-`hf` CLI's own dry run and by the trainer's own flag parser), and the scorer Space paused after the job.
-The launch itself goes to a stand-in `hf` on PATH: a real job would start paid hardware."""
+"""`watercolour train-job` and `make train-job`: the `hf jobs uv run` command for a recipe (checked by the real
+`hf` CLI's own dry run and by the trainer's own flag parser), the scorer Space paused after the job, and a
+dry run that needs neither a token nor the Hub. The launch itself goes to a stand-in `hf` on PATH: a real
+job would start paid hardware."""
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 import subprocess
 from pathlib import Path
 
+import huggingface_hub.constants
 import pytest
 
-from watercolour_deploy.train_job import RECIPE_STEPS, JobPlan, timeout_hours
-from watercolour_shared.reward import PRESETS
+from tests.conftest import free_port
+from watercolour_deploy.train_job import JOB_ROOT, JobPlan, timeout_hours
 from watercolour_trainer import options
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,6 +55,18 @@ def trainer_args(command: list[str]) -> list[str]:
     return command[command.index("--") + 1 :]
 
 
+def parsed(args: list[str]):
+    """The trainer's reading of the job's arguments, with the job's mounted folders read from this checkout."""
+    return options.parse([arg.replace(JOB_ROOT, str(ROOT)) if arg.startswith(JOB_ROOT) else arg for arg in args])
+
+
+@pytest.fixture
+def no_token(monkeypatch, tmp_path):
+    """No HF_TOKEN and no saved login."""
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
+
+
 def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     code, out, err = watercolour("train-job", "--mix", "hps-only", "--dry-run")
     assert code == 0, err
@@ -66,8 +81,9 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     ):
         assert launch[launch.index(flag) + 1] == value
     assert launch[-1] == "trainer/watercolour_grpo.py"
+    assert "--recipe /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(command))
 
-    run = options.parse(trainer_args(command))
+    run = parsed(trainer_args(command))
     assert run.env_url == [ENV_APP] and run.mix == "hps-only" and run.steps == 60
     assert (run.model, run.out, run.push_to_hub) == ("Qwen/Qwen3.5-35B-A3B", "tester/watercolour-grpo-hps-only", True)
     assert run.lora and run.all_linear and run.bf16 and run.gradient_checkpointing
@@ -93,7 +109,7 @@ def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
     assert fields["args"] == shlex.join(trainer_args(command))
     assert fields["script"] == "trainer/watercolour_grpo.py" and fields["flavor"] == "h200" and fields["timeout"] == "48h"
     assert fields["volumes"] == "./shared:/opt/watercolour/shared" and "./trainer:/opt/watercolour/trainer" in resolved.stdout
-    assert trainer_args(command)[-2:] == ["--lr", "1e-5"] and options.parse(trainer_args(command)).lr == 1e-5
+    assert trainer_args(command)[-2:] == ["--lr", "1e-5"] and parsed(trainer_args(command)).lr == 1e-5
 
 
 def test_after_the_job_the_scorer_space_is_paused(spaces, watercolour, fake_hf):
@@ -101,7 +117,7 @@ def test_after_the_job_the_scorer_space_is_paused(spaces, watercolour, fake_hf):
     assert code == 0, err
     launched = fake_hf.read_text().splitlines()
     assert launched[:-1] == printed_command(out)[1:] and launched[-1] == f"token={os.environ['HF_TOKEN']}"
-    assert options.parse(trainer_args(launched[:-1])).env_url == ["http://10.0.0.5:8000"]
+    assert parsed(trainer_args(launched[:-1])).env_url == ["http://10.0.0.5:8000"]
     assert spaces.repo(SCORER, "space").stage == "PAUSED" and spaces.repo(ENV, "space").stage == "RUNNING"
     assert f"scorer  {SCORER}: PAUSED" in out
 
@@ -126,12 +142,50 @@ def test_a_bad_timeout_or_a_missing_env_space_launches_nothing(hub, watercolour,
     assert not fake_hf.exists()
 
 
-def test_recipe_steps_cover_every_mix_and_durations_parse():
-    assert set(RECIPE_STEPS) == set(PRESETS)
+def test_a_dry_run_needs_no_token_and_shows_what_it_would_look_up(hub, watercolour, no_token):
+    code, out, err = watercolour("train-job", "--dry-run")
+    assert code == 0, err
+    run = parsed(trainer_args(printed_command(out)))
+    assert run.env_url == ["https://namespace-watercolour-env.hf.space"] and run.out == "NAMESPACE/watercolour-grpo-judge-led"
+    assert "# not looked up: the namespace, the token's user (shown as NAMESPACE)" in out and "no Hub token" in out
+
+
+def test_a_dry_run_needs_no_hub_even_with_a_namespace(watercolour, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{free_port()}")
+    code, out, err = watercolour("train-job", "--dry-run", "--namespace", "me", "--mix", "hps-led")
+    assert code == 0, err
+    assert parsed(trainer_args(printed_command(out))).env_url == ["https://me-watercolour-env.hf.space"]
+    assert re.search(r"# not looked up: the env Space me/watercolour-env's URL .*: the Hub at \S+ cannot be reached", out)
+
+
+def test_without_a_token_or_a_hub_a_launch_is_one_line_and_exit_2(hub, watercolour, no_token, fake_hf, monkeypatch):
+    code, out, err = watercolour("train-job")
+    assert (code, out) == (2, "") and err.startswith("watercolour: no Hub token") and len(err.splitlines()) == 1
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{free_port()}")
+    code, out, err = watercolour("train-job", "--namespace", "me")
+    assert (code, out) == (2, "") and "cannot be reached (ConnectError" in err and len(err.splitlines()) == 1
+    assert not fake_hf.exists()
+
+
+def test_the_launch_scripts_docstring_is_the_jobs_command():
+    docstring = (ROOT / "trainer" / "watercolour_grpo.py").read_text().split('"""')[1]
+    written = shlex.split(re.search(r"^ {4}(hf jobs uv run .*?)(?=\n\n)", docstring, re.S | re.M)[1].replace("\\\n", " "))
+    plan = JobPlan(
+        env_urls=["https://<you>-watercolour-env.hf.space"],
+        recipe="trainer/recipes/judge-led.yaml",
+        run_tag="my-run",
+        out="<you>/watercolour-grpo",
+    )
+    assert written == plan.command("hf")
+
+
+def test_durations_parse_and_a_recipe_must_travel_with_the_job():
     assert [timeout_hours(text) for text in ("48h", "90m", "2d", "7200", "30s")] == [48, 1.5, 48, 2, 30 / 3600]
-    plan = JobPlan(env_urls=["a", "b"], mix="hps-led", model="m", steps=1, run_tag="t", out="o", flavor="some-new-flavour")
-    assert plan.trainer_args()[:4] == ["--env-url", "a", "--env-url", "b"]
+    plan = JobPlan(env_urls=["a", "b"], recipe="trainer/recipes/hps-led.yaml", run_tag="t", out="o", flavor="some-new-flavour")
+    assert plan.trainer_args()[:6] == ["--env-url", "a", "--env-url", "b", "--recipe", f"{JOB_ROOT}/trainer/recipes/hps-led.yaml"]
     assert "price unknown" in plan.cost_note("a100-large")
+    with pytest.raises(ValueError, match="not in a folder the job mounts"):
+        JobPlan(env_urls=["a"], recipe="/home/me/recipe.yaml", run_tag="t", out="o").trainer_args()
 
 
 @pytest.mark.parametrize(

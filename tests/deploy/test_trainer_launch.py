@@ -1,6 +1,7 @@
-"""trainer/container-launch.sh, the trainer image's command: the flags it builds from the WATERCOLOUR_*
-variables are ones the trainer accepts, every environment URL becomes an --env-url, and pushing to the
-Hub without HF_TOKEN stops at once. A stand-in `python` prints the arguments it was given."""
+"""trainer/container-launch.sh, the trainer image's command: it runs the recipe file WATERCOLOUR_RECIPE names,
+the flags it builds from the other WATERCOLOUR_* variables are ones the trainer accepts, every environment URL
+becomes an --env-url, and pushing to the Hub without HF_TOKEN stops at once. A stand-in `python` prints the
+arguments it was given. The compose trainer and the Jobs command run the same recipe file."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.deploy import dockerfile
+from watercolour_deploy.train_job import JOB_ROOT, JobPlan
 from watercolour_trainer import options
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE_DEFAULTS = dockerfile.environment(dockerfile.stages(ROOT / "trainer" / "Dockerfile"))
+RECIPES = sorted((ROOT / "trainer" / "recipes").glob("*.yaml"))
 
 
 @pytest.fixture
@@ -32,39 +36,59 @@ def launch(tmp_path):
     return run
 
 
-def parsed(result: subprocess.CompletedProcess):
+def parsed(result: subprocess.CompletedProcess, monkeypatch):
+    """What the trainer makes of the arguments, in the image's working directory (the repository's layout)."""
     assert result.returncode == 0, result.stderr
     script, *args = result.stdout.splitlines()
     assert script == "trainer/watercolour_grpo.py" and (ROOT / script).is_file()
+    monkeypatch.chdir(ROOT)
     return options.parse(args)
 
 
-def test_the_image_defaults_are_the_recipe_on_the_compose_environment(launch):
-    run = parsed(launch())
-    assert run.env_url == ["http://env:8000"]
+def job_parsed(plan: JobPlan):
+    """What the trainer makes of the Jobs command, with the job's mounted folders read from the checkout."""
+    args = plan.trainer_args()
+    return options.parse([arg.replace(JOB_ROOT, str(ROOT)) if arg.startswith(JOB_ROOT) else arg for arg in args])
+
+
+def test_the_image_defaults_are_the_recipe_on_the_compose_environment(launch, monkeypatch):
+    run = parsed(launch(), monkeypatch)
+    assert run.env_url == ["http://env:8000"] and run.recipe == Path("trainer/recipes/judge-led.yaml")
+    assert run.recipe.parent.as_posix() in dockerfile.copy_sources(dockerfile.stages(ROOT / "trainer" / "Dockerfile"))
     assert (run.mix, run.model, run.steps) == ("judge-led", "Qwen/Qwen3.5-35B-A3B", 110)
     assert run.lora and run.all_linear and run.bf16 and run.gradient_checkpointing
     assert run.run_dir == Path("/runs/compose-run") and run.run_tag == "compose-run"
     assert not run.push_to_hub and run.out is None
 
 
-def test_every_environment_url_becomes_an_env_url(launch):
-    run = parsed(launch(WATERCOLOUR_ENV_URLS="http://env:8000 http://10.0.0.7:8000", WATERCOLOUR_MIX="hps-only"))
-    assert run.env_url == ["http://env:8000", "http://10.0.0.7:8000"] and run.mix == "hps-only"
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda path: path.stem)
+def test_the_compose_trainer_and_the_job_run_the_same_recipe(recipe, launch, monkeypatch):
+    relative = recipe.relative_to(ROOT).as_posix()
+    compose = parsed(launch(WATERCOLOUR_RECIPE=relative), monkeypatch)
+    job = job_parsed(JobPlan(env_urls=["https://me-watercolour-env.hf.space"], recipe=relative, run_tag="t", out="me/o"))
+    for name in yaml.safe_load(recipe.read_text()):
+        field = name.replace("-", "_")
+        assert getattr(compose, field) == getattr(job, field), name
 
 
-def test_extra_flags_are_passed_on_word_by_word(launch):
-    run = parsed(launch(WATERCOLOUR_TRAIN_ARGS="--lora --all-linear --seed 7 --resume", WATERCOLOUR_TRAIN_STEPS="3"))
-    assert (run.seed, run.resume, run.steps, run.bf16) == (7, True, 3, False)
+def test_every_environment_url_becomes_an_env_url(launch, monkeypatch):
+    urls = "http://env:8000 http://10.0.0.7:8000"
+    run = parsed(launch(WATERCOLOUR_ENV_URLS=urls, WATERCOLOUR_RECIPE="trainer/recipes/hps-only.yaml"), monkeypatch)
+    assert run.env_url == ["http://env:8000", "http://10.0.0.7:8000"] and (run.mix, run.steps) == ("hps-only", 60)
 
 
-def test_pushing_needs_hf_token(launch):
+def test_extra_flags_are_passed_on_word_by_word_and_win_over_the_recipe(launch, monkeypatch):
+    run = parsed(launch(WATERCOLOUR_TRAIN_ARGS="--seed 7 --resume --steps 3 --no-bf16"), monkeypatch)
+    assert (run.seed, run.resume, run.steps, run.bf16, run.lora) == (7, True, 3, False, True)
+
+
+def test_pushing_needs_hf_token(launch, monkeypatch):
     refused = launch(WATERCOLOUR_TRAIN_OUT="you/watercolour-grpo")
     assert refused.returncode != 0 and "HF_TOKEN is required" in refused.stderr and not refused.stdout
-    run = parsed(launch(WATERCOLOUR_TRAIN_OUT="you/watercolour-grpo", HF_TOKEN="hf_x"))
+    run = parsed(launch(WATERCOLOUR_TRAIN_OUT="you/watercolour-grpo", HF_TOKEN="hf_x"), monkeypatch)
     assert run.out == "you/watercolour-grpo" and run.push_to_hub
 
 
 def test_a_missing_setting_stops_the_launch(launch):
-    refused = launch(WATERCOLOUR_MIX="")
-    assert refused.returncode != 0 and "WATERCOLOUR_MIX" in refused.stderr and not refused.stdout
+    refused = launch(WATERCOLOUR_RECIPE="")
+    assert refused.returncode != 0 and "WATERCOLOUR_RECIPE" in refused.stderr and not refused.stdout

@@ -1,11 +1,18 @@
-"""The environment variable behind each field of a pydantic-settings class."""
+"""The environment variables behind each field of a pydantic-settings class."""
 
 from __future__ import annotations
 
+from pydantic import AliasChoices
 from pydantic_settings import BaseSettings
 
 
 def setting_variables(settings: type[BaseSettings]) -> dict[str, str]:
-    """Variable -> field name: the field's alias, else env_prefix + its name, upper-cased."""
+    """Variable -> field name: each of the field's aliases (a renamed variable keeps its old name as one),
+    else env_prefix + its name, upper-cased."""
     prefix = settings.model_config["env_prefix"]
-    return {(field.alias or prefix + name).upper(): name for name, field in settings.model_fields.items()}
+    found = {}
+    for name, field in settings.model_fields.items():
+        alias = field.validation_alias or field.alias
+        names = alias.choices if isinstance(alias, AliasChoices) else [alias or prefix + name]
+        found.update({str(variable).upper(): name for variable in names})
+    return found

@@ -1,6 +1,7 @@
 """The `watercolour` command as a user runs it."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -8,12 +9,13 @@ import sys
 from PIL import Image
 
 from tests.conftest import ROOT, SKETCHES, free_port, sketch
+from watercolour_env.settings import EnvSettings
 
 WATERCOLOUR = shutil.which("watercolour", path=str(ROOT / ".venv" / "bin")) or shutil.which("watercolour")
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([WATERCOLOUR, *args], input=stdin, capture_output=True, text=True, timeout=120, check=False)
+def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([WATERCOLOUR, *args], input=stdin, capture_output=True, text=True, timeout=120, check=False, env=env)
 
 
 def test_render_the_example_flower(tmp_path):
@@ -78,3 +80,19 @@ def test_remote_render_through_a_running_environment(server_url, tmp_path):
 def test_module_entry_point_matches_the_console_script():
     done = subprocess.run([sys.executable, "-m", "watercolour_env.cli", "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "render" in done.stdout
+
+
+def test_render_and_gate_say_nothing_about_reward_terms_they_do_not_compute(tmp_path):
+    """No judge is built for a render: without HF_TOKEN nothing warns, and with one no reference pool is fetched."""
+    without_token = {key: value for key, value in os.environ.items() if key != "HF_TOKEN"}
+    with_token = {**without_token, "HF_TOKEN": "hf_x", "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
+    for env in (without_token, with_token):
+        rendered = run("render", str(ROOT / "examples" / "flower.js"), "-o", str(tmp_path / "flower.png"), "--no-cache", env=env)
+        gated = run("gate", str(ROOT / "examples" / "flower.js"), "--no-cache", env=env)
+        assert rendered.returncode == 0 and gated.returncode == 0, rendered.stderr + gated.stderr
+        assert rendered.stderr == "" and gated.stderr == ""
+
+
+def test_serve_listens_on_loopback_unless_asked(monkeypatch):
+    monkeypatch.delenv("WATERCOLOUR_HOST", raising=False)
+    assert EnvSettings().host == "127.0.0.1"  # the renderer has no authentication; images set WATERCOLOUR_HOST=0.0.0.0

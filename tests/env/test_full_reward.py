@@ -43,10 +43,11 @@ async def test_hps_only_makes_no_judge_calls(full_reward_env_url):
     assert item.reward.total == pytest.approx(0.05 + 0.05 * item.reward.length + 0.90 * item.reward.hps)
 
 
-async def test_health_lists_both_terms(full_reward_env_url):
+async def test_health_and_ready_list_both_terms(full_reward_env_url):
+    ready = httpx.get(f"{full_reward_env_url}/ready")
+    assert ready.status_code == 200 and ready.json()["terms_reachable"] == {"judge": True, "hps": True}
     health = httpx.get(f"{full_reward_env_url}/health").json()
     assert health["terms_configured"] == {"judge": True, "hps": True}
-    assert health["terms_reachable"] == {"judge": True, "hps": True}
     assert health["terms"]["judge"]["pool"] == str(BUNDLED_POOL)
     assert health["terms"]["judge"]["references"] == 4 and sum(health["terms"]["judge"]["tiers"].values()) > 0
 

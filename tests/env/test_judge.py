@@ -8,9 +8,10 @@ from tests.pictures import blank_sheet, hard_blob, soft_wash
 from tests.shared.scripted_http import ScriptedServer
 from watercolour_env.judge.chat_judge import ChatJudge, JudgeRejected, JudgeUnavailable
 from watercolour_env.judge.offline import OfflineJudge
-from watercolour_env.judge.pairwise import PairwiseJudge, Reference
+from watercolour_env.judge.pairwise import PairwiseJudge
 from watercolour_env.judge.verdict import UnreadableVerdict, Verdict, parse_verdict
 from watercolour_shared.redis_cache import RedisCache
+from watercolour_shared.reference_pool import Reference
 
 
 def chat_answer(content: str) -> dict:

@@ -14,7 +14,8 @@ from huggingface_hub import HfApi
 
 from tests.conftest import BUNDLED_POOL
 from tests.hub_server import HubServer
-from watercolour_env.judge.pool import PoolError, ReferencePool
+from watercolour_env.judge.reference_download import download_reference_pool
+from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError
 
 BUNDLED_TIERS = {"love": 4, "okay": 2, "meh": 2, "nope": 0}
 
@@ -49,7 +50,7 @@ def edited_pool(tmp_path, edit):
 def test_a_pinned_commit_loads_the_pool_as_the_folder_does(hub, caplog):
     commit = publish(hub, "org/pool", BUNDLED_POOL)
     with caplog.at_level(logging.WARNING):
-        pool = ReferencePool.from_hub("org/pool", commit, endpoint=hub.url)
+        pool = download_reference_pool("org/pool", commit, endpoint=hub.url)
     local = ReferencePool.from_folder(BUNDLED_POOL)
     assert pool.tiers() == BUNDLED_TIERS
     assert [(e.id, e.tier, e.image.read_bytes()) for e in pool.entries] == [
@@ -65,7 +66,7 @@ def test_a_pinned_commit_loads_the_pool_as_the_folder_does(hub, caplog):
 def test_a_branch_is_resolved_to_its_commit_and_warned_about(hub, caplog):
     commit = publish(hub, "org/pool", BUNDLED_POOL)
     with caplog.at_level(logging.WARNING):
-        pool = ReferencePool.from_hub("org/pool", "main", endpoint=hub.url)
+        pool = download_reference_pool("org/pool", "main", endpoint=hub.url)
     assert pool.origin == f"org/pool@{commit} (from 'main')"
     assert pool.tiers() == BUNDLED_TIERS
     assert f"org/pool@main is not pinned: it loaded commit {commit}" in caplog.text
@@ -79,8 +80,8 @@ def test_a_later_commit_moves_the_branch_but_not_a_pinned_pool(hub, tmp_path, mo
         path_or_fileobj=without_meh / "metadata.jsonl", path_in_repo="metadata.jsonl", repo_id="org/pool", repo_type="dataset"
     )
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "fresh-cache"))
-    pinned = ReferencePool.from_hub("org/pool", first, endpoint=hub.url)
-    moved = ReferencePool.from_hub("org/pool", "main", endpoint=hub.url)
+    pinned = download_reference_pool("org/pool", first, endpoint=hub.url)
+    moved = download_reference_pool("org/pool", "main", endpoint=hub.url)
     assert pinned.tiers() == BUNDLED_TIERS and pinned.origin == f"org/pool@{first}"
     assert moved.tiers() == {"love": 4, "okay": 2, "meh": 0, "nope": 0}
     assert first not in moved.origin
@@ -96,41 +97,44 @@ def test_a_later_commit_moves_the_branch_but_not_a_pinned_pool(hub, tmp_path, mo
 )
 def test_an_unknown_repo_or_revision_is_a_clear_error(hub, repo_id, revision, message):
     publish(hub, "org/pool", BUNDLED_POOL)
-    with pytest.raises(PoolError, match=message):
-        ReferencePool.from_hub(repo_id, revision, endpoint=hub.url)
+    with pytest.raises(ReferencePoolError, match=message):
+        download_reference_pool(repo_id, revision, endpoint=hub.url)
 
 
 def test_a_published_pool_missing_an_image_is_a_clear_error(hub, tmp_path):
     folder = shutil.copytree(BUNDLED_POOL, tmp_path / "broken")
     (folder / "images" / "love-001.png").unlink()
     commit = publish(hub, "org/broken", folder)
-    with pytest.raises(PoolError, match=rf"org/broken@main \(commit {commit}\): .*'images/love-001.png' is missing"):
-        ReferencePool.from_hub("org/broken", "main", endpoint=hub.url)
+    with pytest.raises(ReferencePoolError, match=rf"org/broken@main \(commit {commit}\): .*'images/love-001.png' is missing"):
+        download_reference_pool("org/broken", "main", endpoint=hub.url)
 
 
 def test_a_published_pool_with_an_unknown_tier_is_a_clear_error(hub, tmp_path):
     folder = edited_pool(tmp_path, lambda rows: [{**rows[0], "tier": "masterpiece"}, *rows[1:]])
     commit = publish(hub, "org/graded", folder)
-    with pytest.raises(PoolError, match=rf"org/graded@{commit} \(commit {commit}\): .*unknown tier 'masterpiece'"):
-        ReferencePool.from_hub("org/graded", commit, endpoint=hub.url)
+    with pytest.raises(ReferencePoolError, match=rf"org/graded@{commit} \(commit {commit}\): .*unknown tier 'masterpiece'"):
+        download_reference_pool("org/graded", commit, endpoint=hub.url)
 
 
 def test_a_private_pool_needs_the_right_token(tmp_path):
     with HubServer(token="right") as hub:
         publish(hub, "org/private", BUNDLED_POOL, token="right")
-        with pytest.raises(PoolError, match=r"org/private@main: could not be downloaded \(HfHubHTTPError: .*401"):
-            ReferencePool.from_hub("org/private", "main", endpoint=hub.url, token="wrong")
-        assert ReferencePool.from_hub("org/private", "main", endpoint=hub.url, token="right").tiers() == BUNDLED_TIERS
+        with pytest.raises(ReferencePoolError, match=r"org/private@main: could not be downloaded \(HfHubHTTPError: .*401"):
+            download_reference_pool("org/private", "main", endpoint=hub.url, token="wrong")
+        assert download_reference_pool("org/private", "main", endpoint=hub.url, token="right").tiers() == BUNDLED_TIERS
 
 
 def test_the_service_call_honours_hf_endpoint_and_hf_token(tmp_path):
-    """services.py calls from_hub(repo, revision) alone: HF_ENDPOINT and HF_TOKEN, read by huggingface_hub
+    """services.py calls download_reference_pool(repo, revision) alone: HF_ENDPOINT and HF_TOKEN, read by huggingface_hub
     when it is imported, point it at another Hub, so this runs in a fresh process."""
     with HubServer(token="right") as hub:
         commit = publish(hub, "org/pool", BUNDLED_POOL, token="right")
         home = tmp_path / "hf-home"
         env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "right", "HF_HOME": str(home), "HF_HUB_CACHE": str(home / "hub")}
-        code = "from watercolour_env.judge.pool import ReferencePool; print(ReferencePool.from_hub('org/pool', 'main').origin)"
+        code = (
+            "from watercolour_env.judge.reference_download import download_reference_pool; "
+            "print(download_reference_pool('org/pool', 'main').origin)"
+        )
         loaded = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert loaded.returncode == 0, loaded.stderr[-2000:]
     assert loaded.stdout.strip() == f"org/pool@{commit} (from 'main')"

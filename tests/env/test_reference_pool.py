@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from tests.conftest import BUNDLED_POOL
-from watercolour_env.judge.pool import PoolError, ReferencePool, quotas
+from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError, quotas
 
 
 @pytest.fixture
@@ -41,15 +41,15 @@ def test_largest_remainder_quotas(mix, count, expected):
 
 
 def test_an_empty_tier_asked_for_is_a_clear_error():
-    with pytest.raises(PoolError, match="'nope' references; the pool"):
+    with pytest.raises(ReferencePoolError, match="'nope' references; the pool"):
         ReferencePool.from_folder(BUNDLED_POOL).sample({"love": 1, "nope": 1}, 2, seed=0)
-    with pytest.raises(PoolError, match="tier mix"):
+    with pytest.raises(ReferencePoolError, match="tier mix"):
         quotas({"great": 1}, 2)
 
 
 def test_a_missing_image_is_a_clear_error(pool_copy):
     (pool_copy / "images" / "love-001.png").unlink()
-    with pytest.raises(PoolError, match="love-001.png' is missing"):
+    with pytest.raises(ReferencePoolError, match="love-001.png' is missing"):
         ReferencePool.from_folder(pool_copy)
 
 
@@ -58,10 +58,10 @@ def test_an_unknown_tier_is_a_clear_error(pool_copy):
     rows = [json.loads(line) for line in metadata.read_text().splitlines()]
     rows[0]["tier"] = "masterpiece"
     metadata.write_text("\n".join(json.dumps(row) for row in rows))
-    with pytest.raises(PoolError, match="unknown tier 'masterpiece'"):
+    with pytest.raises(ReferencePoolError, match="unknown tier 'masterpiece'"):
         ReferencePool.from_folder(pool_copy)
 
 
 def test_no_metadata_is_a_clear_error(tmp_path):
-    with pytest.raises(PoolError, match="no metadata.jsonl"):
+    with pytest.raises(ReferencePoolError, match="no metadata.jsonl"):
         ReferencePool.from_folder(tmp_path)

@@ -22,10 +22,11 @@ async def test_hps_only_mix_scores_through_the_scorer(env_with_scorer_url):
     assert refused.reward.total == 0.0 and refused.reward.hps is None  # a failed gate costs no scoring
 
 
-async def test_health_says_which_terms_are_configured_and_reachable(env_with_scorer_url):
-    health = httpx.get(f"{env_with_scorer_url}/health").json()
-    assert health["terms_configured"] == {"judge": False, "hps": True}
-    assert health["terms_reachable"] == {"judge": False, "hps": True}
+async def test_ready_says_which_terms_are_configured_and_reachable(env_with_scorer_url):
+    answer = httpx.get(f"{env_with_scorer_url}/ready")
+    assert answer.status_code == 200  # hps-only: the one model term it weighs answers
+    assert answer.json()["terms_configured"] == {"judge": False, "hps": True}
+    assert answer.json()["terms_reachable"] == {"judge": False, "hps": True}
 
 
 async def test_a_judge_weight_without_a_judge_makes_the_reward_unavailable(env_with_scorer_url):
@@ -43,7 +44,8 @@ async def test_a_scorer_that_is_down_makes_the_hps_reward_unavailable_never_zero
         "WATERCOLOUR_MIX": "hps-only",
     }
     with running_service("watercolour_env.server.app", settings, "/health") as url:
-        assert httpx.get(f"{url}/health").json()["terms_reachable"]["hps"] is False
+        down = httpx.get(f"{url}/ready", timeout=30)
+        assert down.status_code == 503 and down.json()["terms_reachable"]["hps"] is False
         async with EnvClient(url) as client:
             [item] = await client.evaluate([sketch("two-washes.js")], seed=fresh_seed())
             [gate_only] = await client.evaluate(

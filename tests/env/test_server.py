@@ -2,12 +2,17 @@
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 import websockets
 
-from tests.conftest import fresh_seed, sketch
+from tests.conftest import fresh_seed, running_service, sketch
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
 from watercolour_shared.env_client import EnvClient
@@ -28,6 +33,74 @@ async def test_health_reports_what_works(server_url):
     assert health["cache"] == "up"
     assert health["terms_configured"] == {"judge": False, "hps": False}
     assert health["default_weights"]["judge"] == 0
+    assert "terms_reachable" not in health  # asking the terms is /ready's work
+    # No GPU here: auto settles on the software path, and the renderer string is the browser's own.
+    assert health["webgl"]["requested"] == "auto" and health["webgl"]["mode"] == "software"
+    assert health["webgl"]["on_gpu"] is False and "swiftshader" in health["webgl"]["renderer"].lower()
+
+
+def test_ready_when_the_default_weights_need_no_model_term_and_it_says_what_would_configure_them(server_url):
+    answer = httpx.get(f"{server_url}/ready")
+    assert answer.status_code == 200
+    ready = answer.json()
+    assert ready["ready"] is True and ready["reasons"] == []
+    assert ready["terms_configured"] == {"judge": False, "hps": False}
+    assert "HF_TOKEN" in ready["how_to_configure"]["judge"] and "WATERCOLOUR_SCORER_URL" in ready["how_to_configure"]["hps"]
+
+
+class CountingScorer:
+    """A scorer that only answers its /ready probe, counting the calls."""
+
+    def __init__(self):
+        self.probes = 0
+        counter = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the http.server API
+                counter.probes += 1
+                self.send_response(200)
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, *args):
+                """Quiet."""
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def test_health_never_asks_the_terms_and_ready_does():
+    scorer = CountingScorer()
+    settings = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_SCORER_URL": scorer.url, "WATERCOLOUR_MIX": "hps-only"}
+    try:
+        with running_service("watercolour_env.server.app", settings, "/health") as url:
+            asked_at_start = scorer.probes
+            for _ in range(5):
+                assert httpx.get(f"{url}/health").status_code == 200
+            assert scorer.probes == asked_at_start
+            assert httpx.get(f"{url}/ready").status_code == 200 and scorer.probes == asked_at_start + 1
+            scorer.stop()
+            down = httpx.get(f"{url}/ready", timeout=30)
+            assert httpx.get(f"{url}/health").status_code == 200  # a dead scorer does not make the renderer look sick
+    finally:
+        scorer.stop()
+    assert down.status_code == 503
+    assert down.json()["reasons"] == ["the hps term carries weight 0.90 but its backend does not answer now"]
+
+
+def test_importing_the_server_builds_nothing():
+    """Settings that could not build a server (no browsers, a pool behind an unreachable Hub) do not stop an import."""
+    env = {**os.environ, "WATERCOLOUR_BROWSERS": "0", "WATERCOLOUR_JUDGE": "offline", "HF_ENDPOINT": "http://127.0.0.1:9"}
+    code = "import watercolour_env.server.app as server; print(type(server.app).__name__)"
+    imported = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert imported.returncode == 0, imported.stderr[-2000:]
+    assert imported.stdout.strip() == "BuiltAtStartup"
 
 
 async def test_stateless_render(server_url):

@@ -2,8 +2,11 @@
 
 import asyncio
 import json
+import os
 import socket
 import struct
+import subprocess
+import sys
 import zlib
 
 import httpx
@@ -33,6 +36,15 @@ def test_health_and_ready(scorer_url):
     health = httpx.get(f"{scorer_url}/health").json()
     assert health["backend"] == "heuristic" and health["ready"] is True
     assert httpx.get(f"{scorer_url}/ready").status_code == 200
+
+
+def test_importing_the_server_builds_nothing():
+    """A backend the settings refuse does not stop an import: the app is built when the server starts."""
+    env = {**os.environ, "WATERCOLOUR_SCORER_BACKEND": "no-such-backend"}
+    code = "import watercolour_scorer.server as server; print(type(server.app).__name__)"
+    imported = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert imported.returncode == 0, imported.stderr[-2000:]
+    assert imported.stdout.strip() == "BuiltAtStartup"
 
 
 def test_score_contract(scorer_url):

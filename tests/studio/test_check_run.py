@@ -7,7 +7,8 @@ import pytest
 
 from tests.studio.conftest import watercolour
 from tests.studio.film import BARE_PRIMITIVE, GOOD, REFUSAL, write_step
-from watercolour_studio.film.reader import RunDir
+from watercolour_shared.render_wire import Violation
+from watercolour_shared.run_dir import RunReader, RunWriter
 
 CHECKS = ["environment rendered", "reward trends up", "groups differ", "artifacts exist", "scoring Space paused"]
 
@@ -16,6 +17,13 @@ def write_adapter(run_dir):
     (run_dir / "adapter").mkdir()
     (run_dir / "adapter" / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": 16}))
     (run_dir / "adapter" / "adapter_model.safetensors").write_bytes(b"\0" * 64)
+
+
+def write_model(folder):
+    """A whole model, as transformers saves one when every weight trained."""
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "qwen2"}))
+    (folder / "model.safetensors").write_bytes(b"\0" * 64)
 
 
 def check_run(run_dir, *flags):
@@ -31,8 +39,8 @@ def test_a_finished_run_passes_every_check(film_copy):
     code, checks = check_run(film_copy)
     assert code == 0
     assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "skip"]
-    metrics = RunDir(film_copy).metrics()
-    slope = np.polyfit([row["step"] for row in metrics], [row["reward_mean"] for row in metrics], 1)[0]
+    metrics = RunReader(film_copy).metrics()
+    slope = np.polyfit([row.step for row in metrics], [row.reward_mean for row in metrics], 1)[0]
     assert f"slope {slope:+.4f} per step" in checks["reward trends up"]["line"]
     assert "code opens for all 20 paintings" in checks["artifacts exist"]["evidence"]
 
@@ -59,13 +67,12 @@ async def test_a_group_with_all_equal_rewards_fails(film_copy, full_reward_env_u
 
 def with_timeouts(run_dir, count):
     """Rollouts whose render ran past the deadline, as the environment reports them."""
-    run = RunDir(run_dir)
+    run = RunWriter(run_dir)
     failed = [r for r in run.all_rollouts() if r.png is None][:count]
     for rollout in failed:
-        render = rollout.record["evaluation"]["render"]
-        render["violations"] = [{"code": "render_timeout", "message": "the sketch ran past 90 s", "line": None}]
-        path = run.step_dir(rollout.step) / f"rollout-{rollout.index:02d}.json"
-        path.write_text(json.dumps(rollout.record))
+        render = rollout.record.evaluation.render
+        render.violations = [Violation(code="render_timeout", message="the sketch ran past 90 s")]
+        run.record(rollout.record)
 
 
 @pytest.mark.parametrize(("allowed", "status"), [("0.05", "fail"), ("0.1", "pass")])
@@ -77,10 +84,11 @@ def test_render_timeouts_beyond_the_threshold_fail(film_copy, allowed, status):
 
 
 def test_a_flat_reward_and_a_component_flat_at_zero_fail(film_copy):
-    rows = RunDir(film_copy).metrics()
+    rows = RunReader(film_copy).metrics()
+    (film_copy / "metrics.jsonl").unlink()
     for row, mean in zip(rows, [0.41, 0.52, 0.38, 0.50], strict=True):
-        row["reward_mean"], row["components"]["hps"] = mean, 0.0
-    (film_copy / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+        row.reward_mean, row.components["hps"] = mean, 0.0
+        RunWriter(film_copy).append_metrics(row)
     _, checks = check_run(film_copy)
     trend = checks["reward trends up"]
     assert trend["status"] == "fail"
@@ -103,6 +111,24 @@ def test_a_painting_without_code_and_a_missing_adapter_fail(film_copy):
     assert artifacts["status"] == "fail"
     assert artifacts["line"] == "missing or unreadable: the adapter, every painting's code"
     assert "1 of 20 paintings have no readable code: step 2 rollout 0" in artifacts["evidence"]
+
+
+@pytest.mark.parametrize("folder", ["model", "adapter"])  # adapter/: where runs saved a whole model before model/ existed
+def test_a_run_that_trained_every_weight_passes_with_its_whole_model(film_copy, folder):
+    plan = RunReader(film_copy).plan()
+    RunWriter(film_copy).write_plan(plan.model_copy(update={"lora": None}))
+    write_model(film_copy / folder)
+    _, checks = check_run(film_copy)
+    assert checks["artifacts exist"]["status"] == "pass"
+    assert checks["artifacts exist"]["line"] == "the model, the rollouts dataset and every painting's code are there"
+    assert f"model: {film_copy / folder}" in checks["artifacts exist"]["evidence"]
+
+
+def test_the_weights_must_be_what_the_plan_trained(film_copy):
+    write_model(film_copy / "model")  # the plan trained a LoRA adapter
+    _, checks = check_run(film_copy)
+    assert checks["artifacts exist"]["line"] == "missing or unreadable: the adapter"
+    assert f"{film_copy / 'model'} holds the model, but the plan trained the adapter" in checks["artifacts exist"]["evidence"]
 
 
 def test_an_exported_rollouts_dataset_must_hold_its_images(film_copy):

@@ -1,16 +1,17 @@
 """The run gallery in real Chromium, served by `watercolour gallery` over a film a real environment made."""
 
 import json
+import socket
 
 import pytest
 from playwright.async_api import expect
 
 from tests.conftest import BUNDLED_POOL
-from tests.studio.conftest import served
+from tests.studio.conftest import served, watercolour
 from tests.studio.film import BARE_PRIMITIVE, GOOD, REFUSAL, write_step
 from watercolour_shared.paint import paint_fraction
-from watercolour_studio.film.reader import RunDir
-from watercolour_studio.film.records import median
+from watercolour_shared.run_dir import RunReader
+from watercolour_studio.gallery.cards import median
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ async def open_view(page, url: str, route: str, ready: str):
 
 async def test_curves_chart_every_metric_of_every_step(page, gallery, film):
     await open_view(page, gallery, "curves", "#chart-low circle")
-    metrics = RunDir(film).metrics()
+    metrics = RunReader(film).metrics()
     expected = {
         "chart-reward": ["mean reward"],
         "chart-components": ["gate", "length", "judge", "hps"],
@@ -38,7 +39,7 @@ async def test_curves_chart_every_metric_of_every_step(page, gallery, film):
         assert await page.locator(f"#{chart} circle").count() == len(series) * len(metrics)
         assert paint_fraction(await page.locator(f"#{chart} svg").screenshot()) > 0.01, f"{chart} is blank"
     titles = await page.eval_on_selector_all("#chart-reward circle title", "els => els.map(e => e.textContent)")
-    assert [float(title.rsplit(": ", 1)[1]) for title in titles] == [round(row["reward_mean"], 3) for row in metrics]
+    assert [float(title.rsplit(": ", 1)[1]) for title in titles] == [round(row.reward_mean, 3) for row in metrics]
     points = await page.get_attribute("#chart-reward polyline", "points")
     heights = [float(point.split(",")[1]) for point in points.split()]
     assert heights == sorted(heights, reverse=True)  # the reward rises, so the line climbs
@@ -46,12 +47,12 @@ async def test_curves_chart_every_metric_of_every_step(page, gallery, film):
 
 async def test_a_step_shows_its_paintings_and_a_click_opens_one(page, gallery, film):
     await open_view(page, gallery, "steps?step=2", "#paintings .card")
-    run = RunDir(film)
+    run = RunReader(film)
     rollouts = run.rollouts(2)
     cards = page.locator("#paintings .card")
     await expect(cards).to_have_count(len(rollouts))
     shown = await page.eval_on_selector_all("#paintings .card .reward", "els => els.map(e => e.textContent)")
-    assert shown == [f"{r.reward:.2f}" for r in rollouts]
+    assert shown == [f"{r.record.reward:.2f}" for r in rollouts]
     thumbnail = page.locator(".card[data-index='0'] img")
     await expect(thumbnail).to_have_js_property("complete", True)
     assert paint_fraction(await thumbnail.screenshot()) > 0.05, "the thumbnail is blank"
@@ -71,8 +72,8 @@ async def test_a_step_shows_its_paintings_and_a_click_opens_one(page, gallery, f
 async def test_the_references_it_faced_with_the_judges_reasons(page, gallery, film):
     await open_view(page, gallery, "steps?step=3", "#paintings .card")
     await page.click(".card[data-index='0']")
-    record = RunDir(film).rollout(3, 0).record
-    comparisons = record["evaluation"]["reward"]["details"]["judge"]["comparisons"]
+    record = RunReader(film).rollout(3, 0).record
+    comparisons = record.evaluation.reward.details["judge"]["comparisons"]
     rows = page.locator("table.refs tr[data-reference]")
     await expect(rows).to_have_count(len(comparisons))
     assert await rows.evaluate_all("rows => rows.map(r => r.dataset.reference)") == [c["reference_id"] for c in comparisons]
@@ -106,13 +107,13 @@ async def test_arrow_keys_walk_the_paintings_and_escape_closes(page, gallery, fi
 
 async def test_filters_by_reward_band_and_violation_survive_a_reload(page, gallery, film):
     await open_view(page, gallery, "steps?step=2", "#paintings .card")
-    rollouts = RunDir(film).rollouts(2)
+    rollouts = RunReader(film).rollouts(2)
     await page.select_option("#band", "low")
-    low = [r.index for r in rollouts if r.reward < 0.3]
+    low = [r.record.index for r in rollouts if r.record.reward < 0.3]
     await expect(page.locator("#paintings .card")).to_have_count(len(low))
     assert await page.eval_on_selector_all("#paintings .card", "els => els.map(e => +e.dataset.index)") == low
     await page.select_option("#violation", "bare_p5_primitive")
-    bare = [r.index for r in rollouts if "bare_p5_primitive" in r.violations]
+    bare = [r.record.index for r in rollouts if "bare_p5_primitive" in r.record.violations]
     await expect(page.locator("#paintings .card")).to_have_count(len(bare))
     await expect(page.locator("#page-info")).to_have_text(f"1–{len(bare)} of {len(bare)} (of {len(rollouts)})")
     await page.reload()
@@ -134,9 +135,9 @@ async def test_keys_step_through_the_film(page, gallery):
 
 async def test_two_steps_side_by_side(page, gallery, film):
     await open_view(page, gallery, "compare?a=1&b=4", "#column-b .card")
-    run = RunDir(film)
+    run = RunReader(film)
     for side, step in (("a", 1), ("b", 4)):
-        rewards = [r.reward for r in run.rollouts(step)]
+        rewards = [r.record.reward for r in run.rollouts(step)]
         await expect(page.locator(f"#column-{side} .stats")).to_contain_text(f"mean {sum(rewards) / len(rewards):.3f}")
         await expect(page.locator(f"#column-{side} .card")).to_have_count(len(rewards))
     await page.select_option("#compare-a", "3")
@@ -146,7 +147,7 @@ async def test_two_steps_side_by_side(page, gallery, film):
 
 async def test_the_evolution_strip_shows_each_steps_median_painting(page, gallery, film):
     await open_view(page, gallery, "evolution", "#strip figure")
-    run = RunDir(film)
+    run = RunReader(film)
     frames = page.locator("#strip figure")
     await expect(frames).to_have_count(len(run.steps()))
     sources = await frames.evaluate_all("figures => figures.map(f => f.querySelector('img').getAttribute('src'))")
@@ -178,6 +179,7 @@ async def test_refresh_shows_a_step_written_while_the_page_is_open(page, film_co
         metrics = json.loads((film_copy / "metrics.jsonl").read_text().splitlines()[-1])
         await expect(page.locator("#run-facts")).to_contain_text("5 steps · 40 rollouts")
         assert metrics["step"] == 5
+        await page.close()  # before the server stops: a fetch still in flight would fail as the page's error
 
 
 async def test_a_run_that_has_not_begun_says_so(page, tmp_path):
@@ -187,3 +189,14 @@ async def test_a_run_that_has_not_begun_says_so(page, tmp_path):
         await page.click("nav a[data-view=steps]")
         await expect(page.locator("main .empty")).to_have_text("No step in the film yet.")
         await expect(page.locator("#run-facts")).to_have_text("0 steps · 0 rollouts")
+
+
+def test_a_port_in_use_is_one_line_not_a_traceback(film):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = watercolour("gallery", str(film), "--port", str(port), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    said = f"watercolour: cannot listen on 127.0.0.1:{port}: Address already in use; try --port 0 for a free port"
+    assert done.stderr.strip() == said

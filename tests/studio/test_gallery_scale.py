@@ -1,6 +1,5 @@
 """Thousands of rollouts: the JSON is paginated and cached per step, the images load lazily."""
 
-import json
 import os
 import time
 
@@ -9,32 +8,26 @@ import pytest
 from playwright.async_api import expect
 
 from tests.studio.conftest import served
-from watercolour_studio.film.reader import RunDir
+from watercolour_shared.run_dir import RunReader, RunWriter
 
 STEPS, PER_STEP = 40, 64
 
 
 @pytest.fixture(scope="module")
 def big_film(film, tmp_path_factory):
-    """2,560 rollouts: the real film's rollouts again and again (paintings hard-linked, records renumbered)."""
-    source = RunDir(film).all_rollouts()
-    root = tmp_path_factory.mktemp("big-run")
-    (root / "run.json").write_bytes((film / "run.json").read_bytes())
-    metrics = RunDir(film).metrics()
-    lines = []
+    """2,560 rollouts: the real film's rollouts again and again (records renumbered, paintings hard-linked)."""
+    source = RunReader(film)
+    rollouts, metrics = source.all_rollouts(), source.metrics()
+    run = RunWriter(tmp_path_factory.mktemp("big-run"))
+    run.write_plan(source.plan())
     for step in range(1, STEPS + 1):
-        folder = root / "film" / f"step-{step:06d}"
-        folder.mkdir(parents=True)
         for index in range(PER_STEP):
-            rollout = source[(step * PER_STEP + index) % len(source)]
-            stem = folder / f"rollout-{index:02d}"
-            (stem.with_suffix(".json")).write_text(json.dumps({**rollout.record, "step": step, "index": index}))
-            os.link(rollout.js, stem.with_suffix(".js"))
+            rollout = rollouts[(step * PER_STEP + index) % len(rollouts)]
+            run.record(rollout.record.model_copy(update={"step": step, "index": index}))
             if rollout.png:
-                os.link(rollout.png, stem.with_suffix(".png"))
-        lines.append(json.dumps({**metrics[step % len(metrics)], "step": step, "rollouts": PER_STEP}))
-    (root / "metrics.jsonl").write_text("\n".join(lines) + "\n")
-    return root
+                os.link(rollout.png, run.rollout_stem(step, index).with_suffix(".png"))
+        run.append_metrics(metrics[step % len(metrics)].model_copy(update={"step": step, "rollouts": PER_STEP}))
+    return run.root
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from tests.hub_server import HubServer
 from tests.studio.conftest import served, watercolour
 from tests.studio.test_check_run import CHECKS, write_adapter
 from tests.studio.test_pool_pack import grade
-from watercolour_env.judge.pool import ReferencePool
-from watercolour_studio.film.reader import RunDir
+from watercolour_shared.reference_pool import ReferencePool
+from watercolour_shared.run_dir import RECORDS, RunReader
 
 TOKEN = "hub-token"
 REPO = "tester/watercolour-grpo"
@@ -41,7 +41,7 @@ def pushed_run(hub, film_copy) -> HfApi:
     api = HfApi(endpoint=hub.url, token=TOKEN)
     api.create_repo(REPO)
     api.upload_folder(folder_path=film_copy / "adapter", repo_id=REPO)
-    api.upload_folder(folder_path=film_copy, repo_id=REPO, allow_patterns=["film/**", "metrics.jsonl", "run.json"])
+    api.upload_folder(folder_path=film_copy, repo_id=REPO, allow_patterns=list(RECORDS))
     api.create_repo(f"{REPO}-rollouts", repo_type="dataset")
     api.upload_file(
         path_or_fileobj=b"PAR1", path_in_repo="data/train-00000-of-00001.parquet", repo_id=f"{REPO}-rollouts", repo_type="dataset"
@@ -67,7 +67,7 @@ def test_a_packed_pool_is_pushed_and_downloads_as_the_same_pool(hub, hub_env, ge
 async def test_the_gallery_opens_a_run_from_the_hub(pushed_run, hub, hub_env, page, film_copy):
     with served("gallery", REPO, "--from-hub", "--port", "0", env=hub_env) as url:
         await page.goto(f"{url}/#/steps?step=4")
-        await expect(page.locator("#paintings .card img")).to_have_count(len(RunDir(film_copy).rollouts(4)))
+        await expect(page.locator("#paintings .card img")).to_have_count(len(RunReader(film_copy).rollouts(4)))
         await expect(page.locator("#run-facts")).to_contain_text("4 steps · 32 rollouts")
         await expect(page.locator("#paintings img").first).to_have_js_property("naturalWidth", 600)
     downloads = [path for method, path in hub.requests if method == "GET" and "/resolve/" in path]

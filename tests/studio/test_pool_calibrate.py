@@ -7,8 +7,8 @@ from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import chat, watercolour
 from watercolour_env.judge.chat_judge import PROMPT_FILE
 from watercolour_env.judge.offline import wash_quality
-from watercolour_env.judge.pool import ReferencePool
-from watercolour_studio.film.reader import RunDir
+from watercolour_shared.reference_pool import ReferencePool
+from watercolour_shared.run_dir import RunReader
 
 
 def expected_win_rate(paintings: list[bytes], reference: bytes) -> float:
@@ -19,7 +19,7 @@ def expected_win_rate(paintings: list[bytes], reference: bytes) -> float:
 
 
 def test_win_rates_against_each_reference_from_a_runs_last_steps(film):
-    run = RunDir(film)
+    run = RunReader(film)
     paintings = [r.png.read_bytes() for step in run.steps()[-2:] for r in run.rollouts(step) if r.png]
     pool = ReferencePool.from_folder(BUNDLED_POOL)
     expected = {entry.id: expected_win_rate(paintings, entry.image.read_bytes()) for entry in pool.entries}

@@ -4,7 +4,7 @@ import shutil
 
 from tests.conftest import BUNDLED_POOL
 from tests.studio.conftest import SUBJECT, watercolour
-from watercolour_env.judge.pool import ReferencePool
+from watercolour_shared.reference_pool import ReferencePool
 from watercolour_studio.durable import read_lines
 from watercolour_studio.pool.collection import Collection
 

@@ -61,14 +61,16 @@ SHORT_RUN = ("--num-generations", "4", "--gradient-accumulation-steps", "4", "--
 
 
 class HalfDeadReplica:
-    """An environment replica whose /health is the real one's but whose batch call fails: a replica dying mid-run."""
+    """An environment replica whose /health and /ready are the real one's but whose batch call fails: a replica
+    dying mid-run, after the trainer's preflight found it ready."""
 
     def __init__(self, healthy_url: str):
-        health = httpx.get(f"{healthy_url}/health").content
+        answers = {path: httpx.get(f"{healthy_url}{path}") for path in ("/health", "/ready")}
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 - the http.server API
-                self._answer(200, health)
+                real = answers.get(self.path)
+                self._answer(real.status_code, real.content) if real else self._answer(404, b"{}")
 
             def do_POST(self):  # noqa: N802
                 self.rfile.read(int(self.headers.get("content-length", 0)))

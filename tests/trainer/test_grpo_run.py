@@ -9,12 +9,12 @@ import pytest
 from PIL import Image
 
 from tests.trainer.conftest import SHORT_RUN, HalfDeadReplica, run_trainer
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RunReader
 from watercolour_trainer.model_loading import load_with_adapter
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunDirectory:
+def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunReader:
     replica = HalfDeadReplica(full_reward_env_url)
     root = tmp_path_factory.mktemp("run")
     try:
@@ -26,38 +26,37 @@ def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunDirectory:
     finally:
         replica.close()
     assert finished.returncode == 0, finished.stderr[-3000:]
-    return RunDirectory(root / "run")
+    return RunReader(root / "run")
 
 
 def test_every_rollout_is_in_the_film_with_its_evaluation(trained):
-    assert trained.steps_recorded() == [1, 2]
+    assert trained.steps() == [1, 2]
     for step in (1, 2):
         rollouts = trained.rollouts(step)
-        assert [r["index"] for r in rollouts] == [0, 1, 2, 3]
+        assert [r.record.index for r in rollouts] == [0, 1, 2, 3]
         for rollout in rollouts:
-            assert (trained.step_dir(step) / f"rollout-{rollout['index']:02d}.js").read_text()
-            assert rollout["prompt"] == "Paint a peach hibiscus in loose watercolour."
+            assert rollout.js.read_text()
+            assert rollout.record.prompt == "Paint a peach hibiscus in loose watercolour."
 
 
 def test_the_failing_replica_drops_its_share_and_the_live_one_scores(trained):
-    rollouts = trained.rollouts(1)
-    live, dead = rollouts[:2], rollouts[2:]
-    for rollout in live:
-        assert rollout["evaluation"]["reward"]["total"] == rollout["reward"]
-        assert isinstance(rollout["reward"], float)
-    for rollout in dead:
-        assert rollout["reward"] is None and rollout["evaluation"] is None
-        assert "503" in rollout["dropped_reason"] or "replica going down" in rollout["dropped_reason"]
+    records = [rollout.record for rollout in trained.rollouts(1)]
+    live, dead = records[:2], records[2:]
+    for record in live:
+        assert record.evaluation.reward.total == record.reward
+        assert isinstance(record.reward, float)
+    for record in dead:
+        assert record.reward is None and record.evaluation is None
+        assert "503" in record.dropped_reason or "replica going down" in record.dropped_reason
 
 
 def test_metrics_are_written_per_step(trained):
-    lines = [json.loads(line) for line in trained.metrics.read_text().splitlines()]
+    lines = [json.loads(line) for line in trained.metrics_path.read_text().splitlines()]
     assert [m["step"] for m in lines] == [1, 2]
-    for metrics in lines:
-        assert metrics["rollouts"] == 4 and metrics["dropped"] == 2
-        assert metrics["reward_mean"] is not None and 0.0 <= metrics["gate_pass_rate"] <= 1.0
-        assert set(metrics["timings"]) == {"generation_s", "render_s", "scoring_s", "training_s"}
-        assert metrics["timings"]["generation_s"] > 0 and metrics["timings"]["training_s"] > 0
+    for metrics in trained.metrics():
+        assert metrics.rollouts == 4 and metrics.dropped == 2
+        assert metrics.reward_mean is not None and 0.0 <= metrics.gate_pass_rate <= 1.0
+        assert metrics.timings.generation_s > 0 and metrics.timings.training_s > 0
 
 
 def test_trackio_recorded_the_run(trained):

@@ -16,17 +16,21 @@ from PIL import Image
 from tests.hub_server import HubServer
 from watercolour_shared.render_wire import Evaluation, RenderResult, RewardBreakdown
 from watercolour_shared.reward import PRESETS
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RolloutRecord, RunWriter, StepTimings, summarise
 from watercolour_trainer.hub import push_run
 
 PNG = io.BytesIO()
 Image.new("RGB", (600, 600), "#f6f1e7").save(PNG, format="PNG")
 
 
+def rollout(index: int, reply: str, evaluation: Evaluation | None, failure: str | None = None) -> RolloutRecord:
+    return RolloutRecord.answered(evaluation, failure, step=1, index=index, group=0, prompt="Paint.", seed=7, reply=reply)
+
+
 @pytest.fixture
-def finished_run(tmp_path) -> RunDirectory:
+def finished_run(tmp_path) -> RunWriter:
     """A run directory as the trainer leaves it: one step with a painting, a gate failure and a dropped rollout."""
-    run = RunDirectory(tmp_path / "run")
+    run = RunWriter(tmp_path / "run")
     painted = Evaluation(
         render=RenderResult(status="passed", code="function setup() {}", png_base64=base64.b64encode(PNG.getvalue()).decode()),
         reward=RewardBreakdown(total=0.7, gate=1.0, length=0.5, judge=0.75, hps=0.6, weights=PRESETS["judge-led"]),
@@ -35,14 +39,14 @@ def finished_run(tmp_path) -> RunDirectory:
         render=RenderResult(status="failed", code=None),
         reward=RewardBreakdown(total=0.0, gate=0.0, length=0.0, weights=PRESETS["judge-led"]),
     )
-    run.record(1, 0, "function setup() {}", {"reward": 0.7}, painted)
-    run.record(1, 1, "sorry", {"reward": 0.0}, refused)
-    run.record(1, 2, "lost", {"reward": None, "dropped_reason": "env down"}, None)
+    records = [rollout(0, "function setup() {}", painted), rollout(1, "sorry", refused), rollout(2, "lost", None, "env down")]
+    for record in records:
+        run.record(record)
     run.adapter.mkdir(parents=True)
     (run.adapter / "adapter_config.json").write_text(json.dumps({"r": 16}))
     (run.adapter / "adapter_model.safetensors").write_bytes(b"weights")
-    run.append_metrics({"step": 1})
-    run.write_plan({"model": "tiny"})
+    run.append_metrics(summarise(1, records, StepTimings(generation_s=1, render_s=1, scoring_s=1, training_s=1), "now"))
+    run.write_plan({"model": "tiny", "subject": "a rose", "weights": PRESETS["judge-led"], "lora": {"r": 16}, "push_to": None})
     return run
 
 

@@ -1,4 +1,5 @@
-"""Before step 1 the script checks every environment and every weighted term, and names what is missing."""
+"""Before step 1 the script asks every environment's /ready for each term the run weighs, and names what is missing
+as the environment explains it."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_an_environment_that_does_not_answer_is_named(full_reward_env_url):
     dead = f"http://127.0.0.1:{free_port()}"
     finished = dry_run("--env-url", full_reward_env_url, "--env-url", dead)
     assert finished.returncode == 2
-    assert f"{dead}: the environment does not answer /health" in finished.stderr
+    assert f"{dead}: the environment does not answer /ready" in finished.stderr
 
 
 def test_a_healthy_stack_prints_the_plan_and_its_cost(full_reward_env_url):

@@ -7,7 +7,7 @@ import json
 import shutil
 
 from tests.trainer.conftest import SHORT_RUN, run_trainer
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RunReader
 
 
 def train(env_url: str, model, run_dir, steps: int, *extra: str):
@@ -18,20 +18,20 @@ def train(env_url: str, model, run_dir, steps: int, *extra: str):
 
 
 def test_a_killed_run_resumes_without_losing_or_duplicating_rollouts(env_with_scorer_url, tiny_policy, tmp_path):
-    run = RunDirectory(tmp_path / "run")
+    run = RunReader(tmp_path / "run")
     first = train(env_with_scorer_url, tiny_policy, run.root, 2)
     assert first.returncode == 0, first.stderr[-3000:]
     # Killed after step 2's rollouts were filmed but before its checkpoint was written.
     shutil.rmtree(run.checkpoints / "checkpoint-2")
-    step_two_before = {r["index"]: r["reply"] for r in run.rollouts(2)}
+    step_two_before = {r.record.index: r.record.reply for r in run.rollouts(2)}
 
     resumed = train(env_with_scorer_url, tiny_policy, run.root, 3, "--resume")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming from" in resumed.stderr and "checkpoint-1" in resumed.stderr
-    assert run.steps_recorded() == [1, 2, 3]
+    assert run.steps() == [1, 2, 3]
     assert all(len(run.rollouts(step)) == 4 for step in (1, 2, 3))
-    assert [json.loads(line)["step"] for line in run.metrics.read_text().splitlines()] == [1, 2, 3]
-    assert {r["index"]: r["reply"] for r in run.rollouts(2)}.keys() == step_two_before.keys()
+    assert [json.loads(line)["step"] for line in run.metrics_path.read_text().splitlines()] == [1, 2, 3]
+    assert {r.record.index: r.record.reply for r in run.rollouts(2)}.keys() == step_two_before.keys()
 
 
 def test_resume_without_a_checkpoint_is_refused(env_with_scorer_url, tiny_policy, tmp_path):

@@ -20,6 +20,6 @@ def add_commands(commands) -> None:
 
 
 def _paint(args) -> int:
-    from watercolour_trainer.paint import run  # torch loads only when painting
+    from watercolour_trainer.paint_command import run  # torch loads only when painting
 
     return run(args)

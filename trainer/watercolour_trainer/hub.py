@@ -1,4 +1,4 @@
-"""Pushing a run: the adapter with its film to a model repo, and the rollouts as a dataset (one row each)."""
+"""Pushing a run: the trained weights with the run's records to a model repo, and the rollouts as a dataset (one row each)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 from datasets import Dataset, Features, Image, Value
 from huggingface_hub import HfApi
 
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.reward import MIX_TERMS
+from watercolour_shared.run_dir import RECORDS, FilmRollout, RunReader
 
 log = logging.getLogger(__name__)
 
@@ -20,24 +21,23 @@ ROLLOUT_FEATURES = Features(
         "reward": Value("float32"),
         "status": Value("string"),
         "violations": Value("string"),
-        "gate": Value("float32"),
-        "length": Value("float32"),
-        "judge": Value("float32"),
-        "hps": Value("float32"),
+        **{term: Value("float32") for term in MIX_TERMS},
         "code": Value("string"),
         "image": Image(),
     }
 )
 
 
-def push_run(run: RunDirectory, repo_id: str, api: HfApi | None = None) -> dict[str, str]:
-    """Returns the URLs of the adapter repo and the rollouts dataset."""
+def push_run(run: RunReader, repo_id: str, api: HfApi | None = None) -> dict[str, str]:
+    """Returns the URLs of the model repo (adapter or whole model) and the rollouts dataset."""
     api = api or HfApi()
+    saved = run.saved_weights()
+    if saved is None:
+        raise FileNotFoundError(f"{run.root} holds no trained weights to push (adapter/ or model/)")
     adapter_url = api.create_repo(repo_id, exist_ok=True)
-    api.upload_folder(folder_path=run.adapter, repo_id=repo_id, commit_message="LoRA adapter")
-    api.upload_folder(
-        folder_path=run.root, repo_id=repo_id, allow_patterns=["film/**", "metrics.jsonl", "run.json"], commit_message="film"
-    )
+    message = "LoRA adapter" if saved.kind == "adapter" else "model"
+    api.upload_folder(folder_path=saved.folder, repo_id=repo_id, commit_message=message)
+    api.upload_folder(folder_path=run.root, repo_id=repo_id, allow_patterns=list(RECORDS), commit_message="film")
     dataset_id = f"{repo_id}-rollouts"
     dataset_url = api.create_repo(dataset_id, repo_type="dataset", exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
@@ -45,28 +45,24 @@ def push_run(run: RunDirectory, repo_id: str, api: HfApi | None = None) -> dict[
         parquet.parent.mkdir()
         rollouts_dataset(run).to_parquet(str(parquet))
         api.upload_folder(folder_path=folder, repo_id=dataset_id, repo_type="dataset", commit_message="rollouts")
-    log.info("pushed the adapter to %s and the rollouts to %s", adapter_url, dataset_url)
+    log.info("pushed the %s to %s and the rollouts to %s", saved.kind, adapter_url, dataset_url)
     return {"adapter": str(adapter_url), "rollouts": str(dataset_url)}
 
 
-def rollouts_dataset(run: RunDirectory) -> Dataset:
-    rows = [_row(run, rollout) for step in run.steps_recorded() for rollout in run.rollouts(step)]
-    return Dataset.from_list(rows, features=ROLLOUT_FEATURES)
+def rollouts_dataset(run: RunReader) -> Dataset:
+    return Dataset.from_list([_row(rollout) for rollout in run.all_rollouts()], features=ROLLOUT_FEATURES)
 
 
-def _row(run: RunDirectory, rollout: dict) -> dict:
-    stem = run.step_dir(rollout["step"]) / f"rollout-{rollout['index']:02d}"
-    evaluation = rollout["evaluation"] or {}
-    render, reward = evaluation.get("render", {}), evaluation.get("reward", {})
-    image = stem.with_suffix(".png")
+def _row(rollout: FilmRollout) -> dict:
+    record = rollout.record
     return {
-        "step": rollout["step"],
-        "index": rollout["index"],
-        "reward": rollout["reward"],
-        "status": render.get("status", "unavailable"),
-        "violations": ",".join(v["code"] for v in render.get("violations", [])),
-        **{term: reward.get(term) for term in ("gate", "length", "judge", "hps")},
-        "code": stem.with_suffix(".js").read_text(),
+        "step": record.step,
+        "index": record.index,
+        "reward": record.reward,
+        "status": record.status,
+        "violations": ",".join(record.violations),
+        **record.scores(),
+        "code": record.code,
         # Bytes, not a path: the parquet file must carry the painting itself.
-        "image": {"bytes": image.read_bytes(), "path": image.name} if image.exists() else None,
+        "image": {"bytes": rollout.png.read_bytes(), "path": rollout.png.name} if rollout.png else None,
     }

@@ -8,21 +8,21 @@ from datetime import datetime, timezone
 
 from transformers import TrainerCallback
 
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RunWriter, StepMetrics, summarise
 from watercolour_trainer.rewards import StepClock
-from watercolour_trainer.step_summary import summarise
 
 log = logging.getLogger(__name__)
+# The numbers of a step that trackio charts, beside its components, violations and timings.
+CHARTED = ("reward_mean", "reward_std", "gate_pass_rate", "below_0_3", "all_equal_groups", "dropped")
 
 
 class StepMonitor(TrainerCallback):
     """Runs on the main process after each optimisation step; every process has written its rollouts by then,
     because the step's gradient synchronisation waits for all of them."""
 
-    def __init__(self, run: RunDirectory, clock: StepClock, num_generations: int, trackio=None):
+    def __init__(self, run: RunWriter, clock: StepClock, trackio=None):
         self.run = run
         self.clock = clock
-        self.num_generations = num_generations
         self.trackio = trackio
 
     def on_step_begin(self, args, state, control, **kwargs):
@@ -32,29 +32,26 @@ class StepMonitor(TrainerCallback):
         if not state.is_world_process_zero:
             return
         step = state.global_step
-        metrics = summarise(step, self.run.rollouts(step), self.num_generations)
-        metrics["timings"] = self.clock.split(time.perf_counter())
-        metrics["time"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        rollouts = [rollout.record for rollout in self.run.rollouts(step)]
+        ended = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        metrics = summarise(step, rollouts, self.clock.split(time.perf_counter()), ended)
         self.run.append_metrics(metrics)
-        if metrics["all_equal_groups"]:
-            log.warning("step %d: %d group(s) with all-equal rewards: no gradient from them", step, metrics["all_equal_groups"])
-        if metrics["dropped"]:
-            log.warning("step %d: %d rollout(s) dropped (environment unavailable)", step, metrics["dropped"])
-        log.info("step %d: reward %s, gate pass %s", step, _fmt(metrics["reward_mean"]), _fmt(metrics["gate_pass_rate"]))
+        if metrics.all_equal_groups:
+            log.warning("step %d: %d group(s) with all-equal rewards: no gradient from them", step, metrics.all_equal_groups)
+        if metrics.dropped:
+            log.warning("step %d: %d rollout(s) dropped (environment unavailable)", step, metrics.dropped)
+        log.info("step %d: reward %s, gate pass %s", step, _fmt(metrics.reward_mean), _fmt(metrics.gate_pass_rate))
         if self.trackio is not None:
             self.trackio.log(self._trackio_row(metrics), step=step)
 
-    def _trackio_row(self, metrics: dict) -> dict:
-        row = {
-            f"watercolour/{key}": metrics[key]
-            for key in ("reward_mean", "reward_std", "gate_pass_rate", "below_0_3", "all_equal_groups", "dropped")
-            if metrics[key] is not None
-        }
-        row |= {f"watercolour/component/{term}": value for term, value in metrics["components"].items()}
-        row |= {f"watercolour/violations/{code}": count for code, count in metrics["violations"].items()}
-        row |= {f"watercolour/time/{part}": seconds for part, seconds in metrics["timings"].items()}
-        if metrics["best"]:
-            row["watercolour/best_painting"] = self.trackio.Image(str(self.run.root / metrics["best"]))
+    def _trackio_row(self, metrics: StepMetrics) -> dict:
+        numbers = metrics.model_dump(include=set(CHARTED))
+        row = {f"watercolour/{key}": value for key, value in numbers.items() if value is not None}
+        row |= {f"watercolour/component/{term}": value for term, value in metrics.components.items()}
+        row |= {f"watercolour/violations/{code}": count for code, count in metrics.violations.items()}
+        row |= {f"watercolour/time/{part}": seconds for part, seconds in metrics.timings.model_dump().items()}
+        if metrics.best:
+            row["watercolour/best_painting"] = self.trackio.Image(str(self.run.root / metrics.best))
         return row
 
 

@@ -1,33 +1,44 @@
-"""The launch flags: the recipe's names and meanings, plus what a user needs beyond them."""
+"""The launch flags, the one place they are defined, and the recipe files that hold a run's flags.
+
+A recipe (trainer/recipes/*.yaml) maps flag names to values: `lr: 5.0e-5` is `--lr 5e-05`, `lora: true`
+is `--lora` and `bf16: false` is `--no-bf16`. `--recipe FILE` puts its flags before the command line's,
+so a flag given on the command line wins. The Jobs command (deploy/watercolour_deploy/train_job.py)
+passes `--recipe` with the same file.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from watercolour_shared.reward import PRESETS, MixWeights, preset
+import yaml
+
+from watercolour_shared.reward import PRESETS, MixWeights, parse_weights, preset
 
 SCALE_REWARDS = ("none", "group", "batch")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="watercolour_grpo.py", description="GRPO on a watercolour-painting code LLM")
+    p.add_argument("--recipe", type=Path, help="a YAML file of flags (trainer/recipes/); flags given here win over it")
     p.add_argument("--env-url", action="append", required=True, help="an environment; repeat it to spread rollouts")
     p.add_argument("--model", required=True, help="a Hub model id or a local folder")
     p.add_argument("--subject", default="a peach hibiscus")
     p.add_argument("--references", type=int, default=4, help="judge references per rollout")
     p.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help="the reward mix preset")
-    p.add_argument("--weights", help="explicit weights gate,length,judge,hps (wins over --mix)")
-    # The policy and its adapter.
-    p.add_argument("--lora", action="store_true", help="train a LoRA adapter instead of every weight")
-    p.add_argument("--all-linear", action="store_true", help="LoRA on every linear layer of the decoder")
+    p.add_argument("--weights", type=_weights, help="explicit weights gate,length,judge,hps (wins over --mix)")
+    # The policy and its adapter. The switches a recipe sets also take --no-..., so the command line can undo them.
+    switch = argparse.BooleanOptionalAction
+    p.add_argument("--lora", action=switch, default=False, help="train a LoRA adapter instead of every weight")
+    p.add_argument("--all-linear", action=switch, default=False, help="LoRA on every linear layer of the decoder")
     p.add_argument("--lora-targets", help="comma-separated module names instead of --all-linear")
     p.add_argument("--lora-r", type=int, default=16)
     p.add_argument("--lora-alpha", type=int, default=32)
     p.add_argument("--allow-partial-lora", action="store_true", help="train even if some decoder layers get no LoRA")
-    p.add_argument("--bf16", action="store_true", help="load and train in bfloat16 (otherwise float32, stated loudly)")
-    p.add_argument("--gradient-checkpointing", action="store_true")
-    # Sampling and optimisation, as in the recipe's launch command.
+    p.add_argument("--bf16", action=switch, default=False, help="load and train in bfloat16 (otherwise float32, stated loudly)")
+    p.add_argument("--gradient-checkpointing", action=switch, default=False)
+    # Sampling and optimisation.
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--top-k", type=int, default=20)
     p.add_argument("--temperature", type=float, default=1.0)
@@ -64,7 +75,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags of the recipe named by --recipe (if any), then the command line's; checked, never changed after."""
+    argv = sys.argv[1:] if argv is None else argv
     p = parser()
+    recipe = _recipe_named(argv)
+    if recipe:
+        try:
+            argv = [*recipe_flags(recipe, p), *argv]
+        except (OSError, ValueError, yaml.YAMLError) as error:
+            p.error(f"--recipe {recipe}: {error}")
     options = p.parse_args(argv)
     if options.push_to_hub and not options.out:
         p.error("--push-to-hub needs --out USER/REPO")
@@ -74,20 +93,46 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--lora needs --all-linear or --lora-targets (say which layers train)")
     if options.use_vllm == "server" and not options.vllm_server_url:
         p.error("--use-vllm server needs --vllm-server-url")
-    try:
-        options.mix_weights = mix_weights(options)
-    except ValueError as error:
-        p.error(str(error))
-    options.run_dir = options.run_dir or Path("runs") / options.run_tag
     return options
+
+
+def recipe_flags(path: Path, p: argparse.ArgumentParser | None = None) -> list[str]:
+    """A recipe file's flags as the command line spells them; a name that is not a launch flag is refused."""
+    recipe = yaml.safe_load(Path(path).read_text())
+    if not isinstance(recipe, dict):
+        raise ValueError("a recipe maps flag names to values")
+    known = {flag for action in (p or parser())._actions for flag in action.option_strings}
+    flags = []
+    for name, value in recipe.items():
+        if value is None:
+            raise ValueError(f"{name} has no value")
+        flag = f"--{name}" if value is not False else f"--no-{name}"
+        if flag not in known:
+            raise ValueError(f"{name}: {value!r} is not a launch flag (see `watercolour_grpo.py --help`)")
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            flags += [flag] if isinstance(item, bool) else [flag, str(item)]
+    return flags
 
 
 def mix_weights(options: argparse.Namespace) -> MixWeights:
     """The weights every episode of the run asks the environment for."""
-    if not options.weights:
-        return preset(options.mix)
-    parts = options.weights.split(",")
-    if len(parts) != 4:
-        raise ValueError("--weights takes four numbers: gate,length,judge,hps")
-    gate, length, judge, hps = (float(part) for part in parts)
-    return MixWeights(gate=gate, length=length, judge=judge, hps=hps)
+    return options.weights or preset(options.mix)
+
+
+def run_directory(options: argparse.Namespace) -> Path:
+    return options.run_dir or Path("runs") / options.run_tag
+
+
+def _recipe_named(argv: list[str]) -> Path | None:
+    """--recipe alone, read before the full parse so its flags can go first."""
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--recipe", type=Path)
+    return first.parse_known_args(argv)[0].recipe
+
+
+def _weights(text: str) -> MixWeights:
+    try:
+        return parse_weights(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

@@ -4,25 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from watercolour_shared.hardware import hourly_cost
+from watercolour_shared.readiness import Readiness
+from watercolour_shared.reward import MixWeights
 
 # The recipe's own pace: 110 steps in about 34 h on one H200 (renders one after another).
 RECIPE_STEP_SECONDS = 34 * 3600 / 110
 
 
-def build_plan(options: argparse.Namespace, replicas: list[str], healths: dict) -> dict:
+def build_plan(
+    options: argparse.Namespace, weights: MixWeights, run_dir: Path, replicas: list[str], readiness: dict[str, Readiness]
+) -> dict:
     step_seconds = options.step_seconds or RECIPE_STEP_SECONDS
     hours = options.steps * step_seconds / 3600
     gpu, scorer = hourly_cost(options.flavor), hourly_cost(options.scorer_hardware)
     return {
         "model": options.model,
         "subject": options.subject,
-        "weights": options.mix_weights.model_dump(),
+        "recipe": str(options.recipe) if options.recipe else None,
+        "weights": weights.model_dump(),
         "mix": None if options.weights else options.mix,
         "env_urls": options.env_url,
         "replicas": replicas,
-        "terms": {url: {key: h.get(f"terms_{key}") for key in ("configured", "reachable")} for url, h in healths.items()},
+        "terms": {url: {"configured": r.terms_configured, "reachable": r.terms_reachable} for url, r in readiness.items()},
         "steps": options.steps,
         "rollouts": options.steps * options.num_generations,
         "lora": _lora(options),
@@ -38,7 +44,7 @@ def build_plan(options: argparse.Namespace, replicas: list[str], healths: dict) 
             "gradient_accumulation_steps": options.gradient_accumulation_steps,
             "max_completion_length": options.max_completion_length,
         },
-        "run_dir": str(options.run_dir),
+        "run_dir": str(run_dir),
         "push_to": options.out if options.push_to_hub else None,
         "estimate": {
             "step_seconds": round(step_seconds),

@@ -1,23 +1,23 @@
-"""Before step 1: every environment answers, and every term that carries weight is configured and reachable.
+"""Before step 1: every environment answers /ready, and every term the run weighs is configured and reachable.
 
 The recipe lost its 0.60 judge term silently whenever a token was missing. Here a run refuses to
-start instead, naming the missing piece, unless the user says --allow-missing-terms.
+start instead, naming the missing piece as the environment explains it, unless the user says
+--allow-missing-terms.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
-import httpx
+from pydantic import ValidationError
 
+from watercolour_shared.env_client import EnvClient
+from watercolour_shared.readiness import Readiness
 from watercolour_shared.reward import MixWeights
+from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 
 log = logging.getLogger(__name__)
-
-_HOW_TO_FIX = {
-    "judge": "set HF_TOKEN for the router judge, WATERCOLOUR_JUDGE_BASE_URL for another endpoint, or WATERCOLOUR_JUDGE=offline",
-    "hps": "set WATERCOLOUR_SCORER_URL to a running scorer (and WATERCOLOUR_SCORER_TOKEN for a private Space)",
-}
 
 
 class PreflightError(RuntimeError):
@@ -26,19 +26,16 @@ class PreflightError(RuntimeError):
 
 def check_environments(
     urls: list[str], weights: MixWeights, allow_missing_terms: bool, token: str | None = None, timeout_s: float = 15.0
-) -> dict:
-    """Each URL's /health answer; raises PreflightError naming every problem found."""
-    healths, problems = {}, []
-    headers = {"authorization": f"Bearer {token}"} if token else {}
-    for url in urls:
-        try:
-            response = httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s, headers=headers)
-            response.raise_for_status()
-            healths[url] = response.json()
-        except (httpx.HTTPError, ValueError) as error:
-            problems.append(f"{url}: the environment does not answer /health ({error})")
+) -> dict[str, Readiness]:
+    """Each URL's /ready answer; raises PreflightError naming every problem found."""
+    answers = asyncio.run(_ask_all(urls, token, timeout_s))
+    found, problems = {}, []
+    for url, answer in zip(urls, answers, strict=True):
+        if isinstance(answer, str):
+            problems.append(f"{url}: the environment does not answer /ready ({answer})")
             continue
-        term_problems = _term_problems(url, healths[url], weights)
+        found[url] = answer
+        term_problems = [f"{url}: {reason}" for reason in answer.unanswerable(weights)]
         if term_problems and allow_missing_terms:
             for problem in term_problems:
                 log.warning("%s (continuing: --allow-missing-terms)", problem)
@@ -46,17 +43,19 @@ def check_environments(
             problems.extend(term_problems)
     if problems:
         raise PreflightError("\n".join(problems))
-    return healths
+    return found
 
 
-def _term_problems(url: str, health: dict, weights: MixWeights) -> list[str]:
-    problems = []
-    for term in ("judge", "hps"):
-        weight = getattr(weights, term)
-        if weight <= 0:
-            continue
-        if not health.get("terms_configured", {}).get(term):
-            problems.append(f"{url}: the {term} term carries weight {weight:.2f} but is not configured: {_HOW_TO_FIX[term]}")
-        elif not health.get("terms_reachable", {}).get(term):
-            problems.append(f"{url}: the {term} term carries weight {weight:.2f} but its backend does not answer now")
-    return problems
+async def _ask_all(urls: list[str], token: str | None, timeout_s: float) -> list[Readiness | str]:
+    return list(await asyncio.gather(*(_ask(url, token, timeout_s) for url in urls)))
+
+
+async def _ask(url: str, token: str | None, timeout_s: float) -> Readiness | str:
+    """The environment's readiness, or why it gave none."""
+    try:
+        async with EnvClient(url, token, timeout_s=timeout_s, retries=0) as client:
+            return await client.readiness()
+    except (ServiceUnavailable, ServiceRejected) as error:
+        return str(error)
+    except ValidationError:
+        return "its answer is not the environment's readiness report"

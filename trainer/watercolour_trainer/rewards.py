@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from watercolour_shared.render_wire import EpisodeOptions
-from watercolour_trainer.film import RunDirectory
+from watercolour_shared.run_dir import RolloutRecord, RunWriter, StepTimings
 from watercolour_trainer.replicas import EnvReplicas, Outcome
 
 log = logging.getLogger(__name__)
@@ -44,23 +44,22 @@ class StepClock:
     rewards_began: float = 0.0
     rewards_ended: float = 0.0
     renders_done_s: float = 0.0
-    marks: dict = field(default_factory=dict)
 
-    def split(self, step_ended: float) -> dict[str, float]:
+    def split(self, step_ended: float) -> StepTimings:
         env_s = self.rewards_ended - self.rewards_began
         render_s = min(env_s, self.renders_done_s)
-        return {
-            "generation_s": round(self.rewards_began - self.step_began, 3),
-            "render_s": round(render_s, 3),
-            "scoring_s": round(env_s - render_s, 3),
-            "training_s": round(step_ended - self.rewards_ended, 3),
-        }
+        return StepTimings(
+            generation_s=round(self.rewards_began - self.step_began, 3),
+            render_s=round(render_s, 3),
+            scoring_s=round(env_s - render_s, 3),
+            training_s=round(step_ended - self.rewards_ended, 3),
+        )
 
 
 class EnvReward:
     __name__ = "watercolour"  # TRL names reward functions by __name__ in its logs
 
-    def __init__(self, replicas: EnvReplicas, episode: EpisodeOptions, run: RunDirectory, clock: StepClock, seed: int):
+    def __init__(self, replicas: EnvReplicas, episode: EpisodeOptions, run: RunWriter, clock: StepClock, seed: int):
         self.replicas = replicas
         self.episode = episode
         self.run = run
@@ -90,12 +89,10 @@ class EnvReward:
         ]
 
     def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> float | None:
-        evaluation = outcome.evaluation
-        reward = evaluation.reward.total if evaluation else None
-        dropped = outcome.failure or (evaluation.reward.unavailable_reason if reward is None else None)
         index = self.process_index * self.rollouts_per_process + self._written.get(step, 0)
         self._written[step] = self._written.get(step, 0) + 1
-        code = (evaluation.render.code if evaluation else None) or reply
-        record = {"group": group, "prompt": prompt, "seed": seed, "reward": reward, "dropped_reason": dropped, "reply": reply}
-        self.run.record(step, index, code, record, evaluation)
-        return reward
+        record = RolloutRecord.answered(
+            outcome.evaluation, outcome.failure, step=step, index=index, group=group, prompt=prompt, seed=seed, reply=reply
+        )
+        self.run.record(record)
+        return record.reward

@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--no-cache", action="store_true", help="do not use the Redis render cache")
     commands.choices["render"].add_argument("-o", "--output", required=True, help="where to write the PNG")
     commands.choices["gate"].add_argument("--static", action="store_true", help="source checks only, no render")
-    commands.add_parser("serve", help="run the environment server (settings from WATERCOLOUR_* variables)")
+    commands.add_parser("serve", help="run the environment server on WATERCOLOUR_HOST (loopback unless set), WATERCOLOUR_PORT")
     # A plugin's `add_commands(subparsers)` adds its parsers and sets `run=function(args) -> exit code`.
     for plugin in entry_points(group="watercolour.commands"):
         try:
@@ -99,7 +99,8 @@ async def _evaluate(reply: str, args: argparse.Namespace) -> RenderResult:
 
     settings = EnvSettings(browsers=1)
     static_only = getattr(args, "static", False)
-    services = EnvServices.build(settings, use_cache=not (args.no_cache or static_only), report_terms=False)
+    # A renderer alone: no judge or scorer term is built, so a render neither loads the reference pool nor asks for tokens.
+    services = EnvServices.build(settings, use_cache=not (args.no_cache or static_only), reward_terms=False)
     if static_only:
         code, violations = services.pipeline.gate(reply)
         return RenderResult(status="failed" if violations else "passed", violations=violations, code=code)

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from watercolour_shared.length import length_score
 from watercolour_shared.render_wire import EpisodeOptions, RenderResult, RewardBreakdown
-from watercolour_shared.reward import MixWeights, TermScores, mix_reward
+from watercolour_shared.reward import MODEL_TERMS, MixWeights, ModelTerm, TermScores, by_term, mix_reward
 
 log = logging.getLogger(__name__)
 
@@ -35,30 +35,30 @@ class TermScorer(Protocol):
         """What a user needs to know about the backend: which judge and pool, which prompt."""
 
     async def reachable(self) -> bool:
-        """Whether the backend answers now (for /health and start-up checks)."""
+        """Whether the backend answers now (for /ready and start-up checks)."""
 
     async def close(self) -> None:
         """Release connections."""
 
 
 class RewardAssembler:
-    def __init__(self, scorers: dict[str, TermScorer] | None = None):
+    def __init__(self, scorers: dict[ModelTerm, TermScorer] | None = None):
         self.scorers = scorers or {}
 
-    def configured_terms(self) -> dict[str, bool]:
-        return {term: term in self.scorers for term in ("judge", "hps")}
+    def configured_terms(self) -> dict[ModelTerm, bool]:
+        return {term: term in self.scorers for term in MODEL_TERMS}
 
-    def described_terms(self) -> dict[str, dict]:
+    def described_terms(self) -> dict[ModelTerm, dict]:
         return {term: scorer.describe() for term, scorer in self.scorers.items()}
 
-    async def reachable_terms(self) -> dict[str, bool]:
-        """Probed together, each with a short timeout, so /health answers within a few seconds."""
+    async def reachable_terms(self) -> dict[ModelTerm, bool]:
+        """Probed together, each with a short timeout, so /ready answers within a few seconds."""
         probed = list(self.scorers)
         answers = await asyncio.gather(*(self.scorers[term].reachable() for term in probed))
         reachable = dict(zip(probed, answers, strict=True))
-        return {term: reachable.get(term, False) for term in ("judge", "hps")}
+        return {term: reachable.get(term, False) for term in MODEL_TERMS}
 
-    async def _timed(self, term: str, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
+    async def _timed(self, term: ModelTerm, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
         """Any failure of a term's backend makes that term unavailable, never 0, and never fails the group."""
         started = time.perf_counter()
         try:
@@ -81,7 +81,7 @@ class RewardAssembler:
             )
         terms, details = TermScores(), {}
         if result.passed:
-            active = [term for term in ("judge", "hps") if weights.active(term) and term in self.scorers]
+            active = [term for term in MODEL_TERMS if weights.active(term) and term in self.scorers]
             results = await asyncio.gather(*(self._timed(term, result, episode, seed) for term in active))
             scored = dict(zip(active, results, strict=True))
             terms = TermScores(**{term: value.score for term, value in scored.items()})
@@ -91,8 +91,7 @@ class RewardAssembler:
             total=mixed.total,
             gate=1.0 if result.passed else 0.0,
             length=length,
-            judge=terms.judge,
-            hps=terms.hps,
+            **by_term(terms),
             weights=weights,
             unavailable_reason=mixed.unavailable_reason,
             details=details,

@@ -5,24 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from watercolour_env.gate.rules import GateRules, load_rules
 from watercolour_env.judge.chat_judge import ChatJudge
 from watercolour_env.judge.offline import OfflineJudge
 from watercolour_env.judge.pairwise import PairwiseJudge
-from watercolour_env.judge.pool import ReferencePool
+from watercolour_env.judge.reference_download import download_reference_pool
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.reward import RewardAssembler
 from watercolour_env.settings import EnvSettings
 from watercolour_env.terms import HpsTerm, JudgeTerm
+from watercolour_shared.readiness import Readiness, assess
 from watercolour_shared.redis_cache import RedisCache
+from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult
 from watercolour_shared.reward import resolve_weights
 from watercolour_shared.scorer_client import ScorerClient
 
 log = logging.getLogger(__name__)
+
+NO_SCORER = "WATERCOLOUR_SCORER_URL is not set: point it at a running scorer (and WATERCOLOUR_SCORER_TOKEN for a private Space)"
 
 
 @dataclass
@@ -33,29 +37,36 @@ class EnvServices:
     cache: RedisCache | None
     pipeline: RenderPipeline
     rewards: RewardAssembler
-    report_terms: bool = True  # a server warns at start-up about weighted terms that cannot answer
+    reward_terms: bool = True  # False: a renderer alone, with no judge or scorer term (the CLI, the pool generator)
+    how_to_configure: dict[str, str] = field(default_factory=dict)  # each term left out, and what would configure it
 
     @classmethod
-    def build(cls, settings: EnvSettings, use_cache: bool = True, report_terms: bool = True) -> EnvServices:
+    def build(cls, settings: EnvSettings, use_cache: bool = True, reward_terms: bool = True) -> EnvServices:
         rules = load_rules(settings.allowlist_path)
         renderer = Renderer(settings, rules)
         cache = RedisCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
         pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
-        rewards = RewardAssembler(_term_scorers(settings, cache))
-        return cls(settings, rules, renderer, cache, pipeline, rewards, report_terms)
+        scorers, how_to = _term_scorers(settings, cache) if reward_terms else ({}, {})
+        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(scorers), reward_terms, how_to)
 
     async def start(self) -> None:
         await self.renderer.start()
         if self.cache and not await self.cache.ping():
             log.warning("Redis at %s is not reachable: rendering without a cache", self.settings.redis_url)
-        if not self.report_terms:
+        if not self.reward_terms:
             return
-        weights = self.settings.default_weights()
-        for term, reachable in (await self.rewards.reachable_terms()).items():
-            if weights.active(term) and not reachable:
-                log.warning(
-                    "the %s term has weight %.2f but is not reachable: rewards will be null", term, getattr(weights, term)
-                )
+        # Said once at start-up, loudly only for a term the default weights use; /ready answers it on demand.
+        readiness = await self.readiness()
+        for reason in readiness.reasons:
+            log.warning("%s: rewards that weigh it will be null", reason)
+        for term, fix in readiness.how_to_configure.items():
+            if not readiness.default_weights.active(term):
+                log.info("the %s term is off (weight 0 by default): %s", term, fix)
+
+    async def readiness(self) -> Readiness:
+        """GET /ready: asks the judge endpoint and the scorer, so it is not for container health checks."""
+        configured = self.rewards.configured_terms()
+        return assess(self.settings.default_weights(), configured, await self.rewards.reachable_terms(), self.how_to_configure)
 
     async def close(self) -> None:
         await self.renderer.close()
@@ -75,40 +86,43 @@ class EnvServices:
         return Evaluation(render=result, reward=reward)
 
     async def evaluate_group(self, replies: list[str], seed: int, options: EpisodeOptions) -> list[Evaluation]:
-        """A GRPO group, fanned out over the pool; results keep the order of the replies."""
+        """A GRPO group, fanned out over the browser pool; results keep the order of the replies."""
         return list(await asyncio.gather(*(self.evaluate(reply, seed, options) for reply in replies)))
 
 
-def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> dict:
-    scorers = {}
+def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> tuple[dict, dict[str, str]]:
+    """The model-scored terms that can be built, and for each one that cannot, what would configure it."""
+    scorers, how_to = {}, {"hps": NO_SCORER}
     if settings.scorer_url:
         client = ScorerClient(settings.scorer_url, settings.scorer_token, timeout_s=settings.scorer_timeout_s)
         scorers["hps"] = HpsTerm(client, settings.hps_prompt)
-    judge = _judge(settings)
+    judge, how_to["judge"] = _judge(settings)
     if judge is not None:
         try:
-            pool = _pool(settings)
-            pool.sample(settings.judge_mix, settings.judge_references, seed=0)  # the mix must fit the pool
+            references = _reference_pool(settings)
+            references.sample(settings.judge_mix, settings.judge_references, seed=0)  # the tier mix must fit the pool
         except Exception as error:  # noqa: BLE001 - reported as a term that is not configured
-            log.error("the reference pool could not be loaded, so the judge term is off: %s", error)
+            how_to["judge"] = f"the reference pool could not be loaded ({error}): fix WATERCOLOUR_POOL_PATH or _POOL_REPO"
         else:
-            pairwise = PairwiseJudge(judge, cache)
-            scorers["judge"] = JudgeTerm(pairwise, pool, settings.judge_mix, settings.judge_references)
-    return scorers
+            scorers["judge"] = JudgeTerm(PairwiseJudge(judge, cache), references, settings.judge_mix, settings.judge_references)
+    return scorers, {term: fix for term, fix in how_to.items() if term not in scorers}
 
 
 def _judge(settings: EnvSettings):
+    """The judge, or None and what would configure one."""
     if settings.judge == "offline":
-        return OfflineJudge()
-    if settings.judge == "router":
-        if not settings.hf_token and "huggingface.co" in settings.judge_base_url:
-            log.error("HF_TOKEN is not set, so the judge term (HF router) is off")
-            return None
-        return ChatJudge(settings.judge_base_url, settings.hf_token, settings.judge_model, settings.judge_max_concurrency)
-    return None
+        return OfflineJudge(), ""
+    if settings.judge == "off":
+        return None, "WATERCOLOUR_JUDGE=off: set it to router (with HF_TOKEN) or offline"
+    if not settings.hf_token and "huggingface.co" in settings.judge_base_url:
+        return None, (
+            "HF_TOKEN is not set for the HF router judge: set it, point WATERCOLOUR_JUDGE_BASE_URL at another endpoint, "
+            "or set WATERCOLOUR_JUDGE=offline"
+        )
+    return ChatJudge(settings.judge_base_url, settings.hf_token, settings.judge_model, settings.judge_max_concurrency), ""
 
 
-def _pool(settings: EnvSettings) -> ReferencePool:
+def _reference_pool(settings: EnvSettings) -> ReferencePool:
     if settings.pool_path:
         return ReferencePool.from_folder(settings.pool_path)
-    return ReferencePool.from_hub(settings.pool_repo, settings.pool_revision)
+    return download_reference_pool(settings.pool_repo, settings.pool_revision)

@@ -7,10 +7,11 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from watercolour_shared.reward import MixWeights, preset
+from watercolour_shared.judge_defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_shared.reward import MIX_TERMS, MixWeights, preset
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
 
@@ -47,8 +48,8 @@ class EnvSettings(BaseSettings):
     hps_prompt: str = Field("a loose watercolour flower", description="the recipe scored every image with this prompt")
     # The judge term: a VLM through an OpenAI-compatible endpoint, the offline stand-in, or off.
     judge: Literal["router", "offline", "off"] = Field("router", description="router = any chat-completions endpoint")
-    judge_base_url: str = "https://router.huggingface.co/v1"
-    judge_model: str = "Qwen/Qwen3-VL-30B-A3B-Instruct"
+    judge_base_url: str = HF_ROUTER_URL
+    judge_model: str = DEFAULT_MODEL
     hf_token: str | None = Field(None, alias="HF_TOKEN")
     judge_max_concurrency: int = Field(16, ge=1)
     judge_references: int = Field(4, ge=1, le=16)
@@ -61,19 +62,21 @@ class EnvSettings(BaseSettings):
     gate_weight: float | None = Field(None, ge=0)
     length_weight: float | None = Field(None, ge=0)
     judge_weight: float | None = Field(None, ge=0)
-    quality_weight: float | None = Field(None, ge=0, description="the HPSv3 term, by the recipe's name")
-    host: str = "0.0.0.0"
+    hps_weight: float | None = Field(
+        None,
+        ge=0,
+        validation_alias=AliasChoices("WATERCOLOUR_HPS_WEIGHT", "WATERCOLOUR_QUALITY_WEIGHT"),
+        description="the HPSv3 term; WATERCOLOUR_QUALITY_WEIGHT is the recipe's name for it",
+    )
+    # Loopback unless asked: the server has no authentication. Each image asks for 0.0.0.0.
+    host: str = "127.0.0.1"
     port: int = 8000
 
     def default_weights(self) -> MixWeights:
         weights = preset(self.mix)
-        overrides = {
-            "gate": self.gate_weight,
-            "length": self.length_weight,
-            "judge": self.judge_weight,
-            "hps": self.quality_weight,
-        }
-        return weights.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+        fields = self.model_dump()
+        overrides = {term: fields[f"{term}_weight"] for term in MIX_TERMS}  # a term without its setting fails here
+        return weights.model_copy(update={term: v for term, v in overrides.items() if v is not None})
 
 
 @cache

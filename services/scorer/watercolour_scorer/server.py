@@ -3,6 +3,8 @@
 POST /score   PNG images (JSON base64, or multipart `images` files) and a prompt
 GET  /health  the process is up (and what it is doing)
 GET  /ready   200 once the model is loaded, 503 before or when loading failed
+
+`app` is built when the server starts, not at import: building picks the backend from the settings.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from watercolour_scorer.images import BadImage, from_base64
 from watercolour_scorer.service import NotReady, ScoringService
 from watercolour_scorer.settings import ScorerSettings, get_settings
 from watercolour_shared.score_wire import DEFAULT_PROMPT, MAX_IMAGES_PER_REQUEST, ScoreRequest, ScoreResponse
-from watercolour_shared.serving import serve, service_app
+from watercolour_shared.serving import BuiltAtStartup, serve, service_app
 
 
 def build_app(settings: ScorerSettings | None = None) -> FastAPI:
@@ -95,7 +97,7 @@ def _validated(build):
         raise HTTPException(422, json.loads(error.json(include_url=False, include_input=False))) from None
 
 
-app = build_app()
+app = BuiltAtStartup(build_app)
 
 
 def main() -> None:

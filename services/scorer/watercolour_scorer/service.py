@@ -34,7 +34,7 @@ class ScoringService:
 
     async def start(self) -> None:
         self.batcher.start()
-        self._loading = asyncio.create_task(self._load())
+        self._loading = asyncio.create_task(self._load())  # held: the event loop keeps only a weak reference
 
     async def _load(self) -> None:
         try:
@@ -44,10 +44,6 @@ class ScoringService:
             self.load_error = f"{type(error).__name__}: {error}"
             return
         self.ready = True
-
-    async def wait_ready(self) -> None:
-        if self._loading:
-            await self._loading
 
     async def close(self) -> None:
         await self.batcher.close()

@@ -26,7 +26,7 @@ class ScorerSettings(BaseSettings):
     max_body_mb: float = Field(64.0, gt=0)
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
     cache_ttl_s: int = Field(30 * 24 * 3600, ge=0)
-    host: str = "0.0.0.0"
+    host: str = "127.0.0.1"  # loopback unless asked; the image asks for 0.0.0.0
     port: int = 8001
 
     @property

@@ -1,5 +1,6 @@
-"""What a run must leave behind: the adapter and the rollouts dataset (on disk, or on
-the Hub once pushed there), and code that opens for every painting.
+"""What a run must leave behind: its trained weights (an adapter, or the whole model when every weight
+trained) and the rollouts dataset, on disk or on the Hub once pushed there, and code that opens for
+every painting.
 
 On disk the rollouts dataset is rollouts/ when it was exported; a run that neither exported
 nor pushed it keeps its rollouts only in the film, which then has to hold them."""
@@ -9,30 +10,38 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from watercolour_shared.run_dir import FilmRollout, RunReader, WeightsKind, weights_kind
 from watercolour_studio.checks.report import Check
-from watercolour_studio.film.records import Rollout
 
-ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
-ALL_THERE = "the adapter, the rollouts dataset and every painting's code are there"
+WHAT = {"adapter": "the adapter", "model": "the model", None: "the trained weights"}
+ALL_THERE = "the rollouts dataset and every painting's code are there"
 
 
-def artifacts(root: Path, rollouts: list[Rollout], hub, adapter_repo: str | None, rollouts_repo: str | None) -> Check:
-    adapter = _hub_adapter(hub, adapter_repo) if adapter_repo else _local_adapter(root / "adapter")
-    dataset = _hub_rollouts(hub, rollouts_repo) if rollouts_repo else _local_rollouts(root / "rollouts", rollouts)
-    found = {"the adapter": adapter, "the rollouts dataset": dataset, "every painting's code": _code_opens(rollouts)}
+def artifacts(run: RunReader, rollouts: list[FilmRollout], hub, weights_repo: str | None, rollouts_repo: str | None) -> Check:
+    plan = run.plan()
+    expected = plan.saves if plan else None  # a run without a plan may have saved either
+    weights = _hub_weights(hub, weights_repo, expected) if weights_repo else _local_weights(run, expected)
+    dataset = _hub_rollouts(hub, rollouts_repo) if rollouts_repo else _local_rollouts(run.root / "rollouts", rollouts)
+    found = {WHAT[expected]: weights, "the rollouts dataset": dataset, "every painting's code": _code_opens(rollouts)}
     problems = [name for name, (ok, _) in found.items() if not ok]
-    line = f"missing or unreadable: {', '.join(problems)}" if problems else ALL_THERE
+    line = f"missing or unreadable: {', '.join(problems)}" if problems else f"{WHAT[expected]}, {ALL_THERE}"
     return Check("artifacts exist", "fail" if problems else "pass", line, [text for _, text in found.values()])
 
 
-def _local_adapter(folder: Path) -> tuple[bool, str]:
-    weights = [name for name in ADAPTER_WEIGHTS if (folder / name).is_file()]
-    if not (folder / "adapter_config.json").is_file() or not weights:
-        return False, f"no adapter in {folder} (adapter_config.json and {' or '.join(ADAPTER_WEIGHTS)})"
-    return True, f"adapter: {folder / weights[0]}"
+def _fits(kind: WeightsKind | None, expected: WeightsKind | None) -> bool:
+    return kind is not None and expected in (None, kind)
 
 
-def _local_rollouts(folder: Path, rollouts: list[Rollout]) -> tuple[bool, str]:
+def _local_weights(run: RunReader, expected: WeightsKind | None) -> tuple[bool, str]:
+    saved = run.saved_weights()
+    if saved is None:
+        return False, f"no {WHAT[expected].removeprefix('the ')} in {run.adapter} or {run.model}"
+    if not _fits(saved.kind, expected):
+        return False, f"{saved.folder} holds {WHAT[saved.kind]}, but the plan trained {WHAT[expected]}"
+    return True, f"{saved.kind}: {saved.folder}"
+
+
+def _local_rollouts(folder: Path, rollouts: list[FilmRollout]) -> tuple[bool, str]:
     metadata = folder / "metadata.jsonl"
     if not folder.exists():
         return bool(rollouts), f"rollouts: {len(rollouts)} records in the film (not exported to {folder.name}/, not pushed)"
@@ -45,12 +54,14 @@ def _local_rollouts(folder: Path, rollouts: list[Rollout]) -> tuple[bool, str]:
     return True, f"rollouts dataset: {len(rows)} rows in {folder}"
 
 
-def _hub_adapter(hub, repo: str) -> tuple[bool, str]:
+def _hub_weights(hub, repo: str, expected: WeightsKind | None) -> tuple[bool, str]:
     files = _hub_files(hub, repo, "model")
     if isinstance(files, str):
         return False, files
-    ok = "adapter_config.json" in files and any(name in files for name in ADAPTER_WEIGHTS)
-    return ok, f"adapter on the Hub: {repo}" if ok else f"the Hub model {repo} holds no adapter ({len(files)} files)"
+    kind = weights_kind(files)
+    if not _fits(kind, expected):
+        return False, f"the Hub model {repo} holds no {WHAT[expected].removeprefix('the ')} ({len(files)} files)"
+    return True, f"{kind} on the Hub: {repo}"
 
 
 def _hub_rollouts(hub, repo: str) -> tuple[bool, str]:
@@ -69,11 +80,11 @@ def _hub_files(hub, repo: str, repo_type: str) -> list[str] | str:
         return f"cannot list the Hub {repo_type} {repo}: {type(error).__name__}: {str(error)[:200]}"
 
 
-def _code_opens(rollouts: list[Rollout]) -> tuple[bool, str]:
+def _code_opens(rollouts: list[FilmRollout]) -> tuple[bool, str]:
     painted = [r for r in rollouts if r.png is not None]
     broken = [r for r in painted if not _opens(r.js)]
     if broken:
-        where = ", ".join(f"step {r.step} rollout {r.index}" for r in broken[:5])
+        where = ", ".join(f"step {r.record.step} rollout {r.record.index}" for r in broken[:5])
         return False, f"{len(broken)} of {len(painted)} paintings have no readable code: {where}"
     return True, f"code opens for all {len(painted)} paintings"
 

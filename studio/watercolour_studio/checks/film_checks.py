@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from watercolour_shared.run_dir import FilmRollout, StepMetrics, all_equal
+from watercolour_shared.violations import ViolationCode
 from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.trend import linear_trend
-from watercolour_studio.film.records import Rollout
 
-FLAT = 1e-9
+FLAT = 1e-9  # a component this close to 0 at every step is flat at 0
 
 
-def rendered(rollouts: list[Rollout], max_timeout_share: float) -> Check:
+def rendered(rollouts: list[FilmRollout], max_timeout_share: float) -> Check:
     total = len(rollouts)
     painted = sum(r.png is not None for r in rollouts)
-    timeouts = sum("render_timeout" in r.violations for r in rollouts)
-    dropped = sum(r.dropped for r in rollouts)
+    timeouts = sum(ViolationCode.RENDER_TIMEOUT.value in r.record.violations for r in rollouts)
+    dropped = sum(r.record.reward is None for r in rollouts)
     allowed = max_timeout_share * total
     ok = painted > 0 and timeouts <= allowed and dropped <= allowed
     share = f"{timeouts / total:.1%}" if total else "-"
@@ -25,9 +26,9 @@ def rendered(rollouts: list[Rollout], max_timeout_share: float) -> Check:
     return Check("environment rendered", "pass" if ok else "fail", f"{line} (at most {max_timeout_share:.0%} allowed)", evidence)
 
 
-def reward_moves(metrics: list[dict]) -> Check:
+def reward_moves(metrics: list[StepMetrics]) -> Check:
     """The mean reward trends up (its slope's whole 95% interval above 0) and no component is flat at 0."""
-    points = [(row["step"], row["reward_mean"]) for row in metrics if row.get("reward_mean") is not None]
+    points = [(row.step, row.reward_mean) for row in metrics if row.reward_mean is not None]
     trend = linear_trend([float(x) for x, _ in points], [float(y) for _, y in points])
     flat = [name for name, values in _components(metrics).items() if all(abs(v or 0.0) < FLAT for v in values)]
     evidence = [_describe(name, values) for name, values in _components(metrics).items()]
@@ -40,21 +41,21 @@ def reward_moves(metrics: list[dict]) -> Check:
     return Check("reward trends up", "pass" if ok else "fail", line, evidence)
 
 
-def groups_vary(rollouts: list[Rollout]) -> Check:
+def groups_vary(rollouts: list[FilmRollout]) -> Check:
     """A group whose rewards are all equal has zero advantage: GRPO learns nothing from it."""
     groups: dict[tuple[int, int], list[float]] = defaultdict(list)
-    for rollout in rollouts:
-        if rollout.reward is not None:
-            groups[(rollout.step, rollout.group)].append(rollout.reward)
-    equal = [(key, rewards) for key, rewards in sorted(groups.items()) if len(rewards) > 1 and max(rewards) - min(rewards) < FLAT]
+    for record in (rollout.record for rollout in rollouts):
+        if record.reward is not None:
+            groups[(record.step, record.group)].append(record.reward)
+    equal = [(key, rewards) for key, rewards in sorted(groups.items()) if all_equal(rewards)]
     evidence = [f"step {step} group {group}: {len(rewards)} rewards all {rewards[0]:.3f}" for (step, group), rewards in equal]
     line = f"{len(equal)} of {len(groups)} groups had all-equal rewards"
     return Check("groups differ", "fail" if equal else "pass", line, evidence[:10])
 
 
-def _components(metrics: list[dict]) -> dict[str, list[float | None]]:
-    names = sorted({name for row in metrics for name in row.get("components") or {}})
-    return {name: [(row.get("components") or {}).get(name) for row in metrics] for name in names}
+def _components(metrics: list[StepMetrics]) -> dict[str, list[float | None]]:
+    names = sorted({name for row in metrics for name in row.components})
+    return {name: [row.components.get(name) for row in metrics] for name in names}
 
 
 def _describe(name: str, values: list[float | None]) -> str:

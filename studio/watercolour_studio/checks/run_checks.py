@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from huggingface_hub import HfApi
 
+from watercolour_shared.run_dir import RunReader
 from watercolour_studio.checks.artifacts import artifacts
 from watercolour_studio.checks.film_checks import groups_vary, rendered, reward_moves
 from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.space import space_paused
-from watercolour_studio.film.reader import RunDir
 
 
 @dataclass(frozen=True)
@@ -22,17 +22,17 @@ class CheckOptions:
     hub_token: str | None = None
 
 
-def run_checks(run: RunDir, options: CheckOptions) -> list[Check]:
+def run_checks(run: RunReader, options: CheckOptions) -> list[Check]:
     rollouts, plan = run.all_rollouts(), run.plan()
     hub = HfApi(token=options.hub_token)
-    # The trainer pushes the adapter to `push_to` and the rollouts to `push_to`-rollouts.
-    pushed = plan.get("push_to")
+    # The trainer pushes the weights to `push_to` and the rollouts to `push_to`-rollouts.
+    pushed = plan.push_to if plan else None
     adapter_repo = options.adapter_repo or pushed
     rollouts_repo = options.rollouts_repo or (f"{pushed}-rollouts" if pushed else None)
     return [
         rendered(rollouts, options.max_timeout_share),
         reward_moves(run.metrics()),
         groups_vary(rollouts),
-        artifacts(run.root, rollouts, hub, adapter_repo, rollouts_repo),
+        artifacts(run, rollouts, hub, adapter_repo, rollouts_repo),
         space_paused(plan, hub, options.space),
     ]

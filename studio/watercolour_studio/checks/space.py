@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import re
 
+from watercolour_shared.run_dir import RunPlan
 from watercolour_studio.checks.report import Check
 
 STOPPED = {"PAUSED", "SLEEPING", "STOPPED"}
 SPACE_URL = re.compile(r"https://[\w.-]+\.hf\.space\S*")
 
 
-def space_paused(plan: dict, hub, space: str | None) -> Check:
+def space_paused(plan: RunPlan | None, hub, space: str | None) -> Check:
     name = "scoring Space paused"
     if space is None:
-        used = SPACE_URL.findall(json.dumps(plan))
+        used = SPACE_URL.findall(json.dumps(plan.model_dump(mode="json")) if plan else "")
         if used:
             line = f"the run used Spaces ({used[0]}): name the scoring Space with --space OWNER/NAME to check it is paused"
             return Check(name, "fail", line)

@@ -8,10 +8,11 @@ from collections import Counter
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse, PlainTextResponse
 
-from watercolour_env.judge.pool import ReferencePool
+from watercolour_shared.reference_pool import ReferencePool
+from watercolour_shared.reward import MIX_TERMS
+from watercolour_shared.run_dir import LOW_REWARD, FilmRollout, RunReader
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
-from watercolour_studio.film.reader import RunDir
-from watercolour_studio.film.records import BANDS, Rollout, median
+from watercolour_studio.gallery.cards import BANDS, card, matches, median
 from watercolour_studio.gallery.code import highlighted, stylesheet
 from watercolour_studio.gallery.references import faced
 from watercolour_studio.static_files import mount_static
@@ -19,14 +20,23 @@ from watercolour_studio.static_files import mount_static
 PAGE_LIMIT = 200
 
 
-def gallery_app(run: RunDir, checks: CheckOptions, pool: ReferencePool | None = None) -> FastAPI:
+def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None = None) -> FastAPI:
     app = FastAPI(title="watercolour gallery", docs_url=None, redoc_url=None)
     references = {entry.id: entry.image for entry in pool.entries} if pool else {}
     mount_static(app, "gallery.html")
 
     @app.get("/api/run")
     def run_info() -> dict:
-        return {"name": run.root.name, "plan": run.plan(), "metrics": run.metrics(), "steps": run.steps(), "bands": BANDS}
+        plan = run.plan()
+        return {
+            "name": run.root.name,
+            "plan": plan.model_dump(mode="json") if plan else {},
+            "metrics": [metrics.model_dump(mode="json") for metrics in run.metrics()],
+            "steps": run.steps(),
+            "terms": MIX_TERMS,
+            "low_reward": LOW_REWARD,
+            "bands": BANDS,
+        }
 
     @app.get("/api/steps")
     def steps() -> list[dict]:
@@ -37,8 +47,8 @@ def gallery_app(run: RunDir, checks: CheckOptions, pool: ReferencePool | None = 
         step: int, band: str | None = None, violation: str | None = None, offset: int = 0, limit: int = Query(24, le=PAGE_LIMIT)
     ):
         rollouts = run.rollouts(step)
-        matched = [r for r in rollouts if r.matches(band, violation)]
-        items = [r.summary() for r in matched[offset : offset + limit]]
+        matched = [r for r in rollouts if matches(r, band, violation)]
+        items = [card(r) for r in matched[offset : offset + limit]]
         return {"step": step, "total": len(rollouts), "matched": len(matched), "offset": offset, "limit": limit, "items": items}
 
     @app.get("/api/steps/{step}/rollouts/{index}")
@@ -49,8 +59,8 @@ def gallery_app(run: RunDir, checks: CheckOptions, pool: ReferencePool | None = 
         code = found.js.read_text(errors="replace") if found.js else ""
         pool_urls = {ref: f"/pool/{ref}" for ref in references}
         return {
-            **found.summary(),
-            "record": found.record,
+            **card(found),
+            "record": found.record.as_json(),
             "code": code,
             "code_html": highlighted(code),
             "references": faced(found, pool_urls),
@@ -81,8 +91,8 @@ def gallery_app(run: RunDir, checks: CheckOptions, pool: ReferencePool | None = 
     return app
 
 
-def _step_summary(step: int, rollouts: list[Rollout]) -> dict:
-    rewards = [r.reward for r in rollouts if r.reward is not None]
+def _step_summary(step: int, rollouts: list[FilmRollout]) -> dict:
+    rewards = [r.record.reward for r in rollouts if r.record.reward is not None]
     middle = median(rollouts)
     return {
         "step": step,
@@ -90,6 +100,6 @@ def _step_summary(step: int, rollouts: list[Rollout]) -> dict:
         "painted": sum(r.png is not None for r in rollouts),
         "dropped": len(rollouts) - len(rewards),
         "mean": sum(rewards) / len(rewards) if rewards else None,
-        "median": middle.summary() if middle else None,
-        "violations": Counter(code for r in rollouts for code in r.violations),
+        "median": card(middle) if middle else None,
+        "violations": Counter(code for r in rollouts for code in r.record.violations),
     }

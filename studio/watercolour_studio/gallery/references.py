@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from watercolour_studio.film.records import Rollout
+from watercolour_shared.run_dir import FilmRollout
 
 
-def faced(rollout: Rollout, pool_images: dict[str, str]) -> list[dict]:
+def faced(rollout: FilmRollout, pool_images: dict[str, str]) -> list[dict]:
     """One row per reference: its tier, the score, both orders' verdicts, and its image when the pool is known."""
-    judge = (rollout.breakdown.get("details") or {}).get("judge") or {}
+    evaluation = rollout.record.evaluation
+    judge = evaluation.reward.details.get("judge", {}) if evaluation else {}
     return [
         {
             "id": row.get("reference_id"),

@@ -7,8 +7,9 @@ import asyncio
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from watercolour_env.judge.pairwise import Judge, PairwiseJudge, Reference
-from watercolour_env.judge.pool import ReferencePool
+from watercolour_env.judge.pairwise import Judge, PairwiseJudge
+from watercolour_shared.reference_pool import Reference, ReferencePool
+from watercolour_shared.run_dir import RunReader
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,7 @@ async def _against(
 
 def policy_paintings(path: Path, last_steps: int) -> list[Path]:
     """A run directory's paintings of its last steps, or every PNG under any other folder."""
-    film = path / "film"
-    if film.is_dir():
-        steps = sorted(film.glob("step-*"))[-last_steps:]
-        return sorted(png for step in steps for png in step.glob("rollout-*.png"))
+    run = RunReader(path)
+    if run.film.is_dir():
+        return [r.png for step in run.steps()[-last_steps:] for r in run.rollouts(step) if r.png]
     return sorted(path.rglob("*.png"))

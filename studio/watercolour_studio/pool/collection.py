@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from watercolour_env.judge.pool import TIERS
+from watercolour_shared.reference_pool import TIERS
 from watercolour_studio.durable import append_line, read_lines
 
 

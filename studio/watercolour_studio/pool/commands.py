@@ -9,9 +9,8 @@ import os
 import sys
 from pathlib import Path
 
-from watercolour_env.judge.chat_judge import DEFAULT_MODEL, HF_ROUTER_URL
-
-EXIT_OK, EXIT_ERROR = 0, 2
+from watercolour_shared.judge_defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_OK
 
 
 def add_pool_commands(commands) -> None:
@@ -102,7 +101,7 @@ def _pack(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from watercolour_env.judge.pool import ReferencePool
+    from watercolour_shared.reference_pool import ReferencePool
     from watercolour_studio.pool.calibrate import calibrate, policy_paintings
 
     paintings = [path.read_bytes() for path in policy_paintings(args.paintings, args.last_steps)]

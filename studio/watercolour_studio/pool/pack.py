@@ -9,7 +9,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from watercolour_env.judge.pool import TIERS, ReferencePool
+from watercolour_shared.reference_pool import TIERS, ReferencePool
 from watercolour_studio.durable import write_whole
 from watercolour_studio.pool.collection import Collection
 

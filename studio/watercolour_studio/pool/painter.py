@@ -4,7 +4,7 @@ Retries follow the shared client: 408, 429 and 5xx, honouring Retry-After; other
 
 from __future__ import annotations
 
-from watercolour_env.judge.chat_judge import HF_ROUTER_URL
+from watercolour_shared.judge_defaults import HF_ROUTER_URL
 from watercolour_shared.prompts import chat_messages
 from watercolour_shared.service_client import ServiceClient, ServiceRejected, ServiceUnavailable
 

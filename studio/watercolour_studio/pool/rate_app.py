@@ -9,7 +9,7 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse
 from pydantic import BaseModel
 
-from watercolour_env.judge.pool import TIERS
+from watercolour_shared.reference_pool import TIERS
 from watercolour_studio.pool.collection import Collection
 from watercolour_studio.static_files import mount_static
 

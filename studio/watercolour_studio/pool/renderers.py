@@ -23,7 +23,7 @@ async def local() -> AsyncIterator[Render]:
     from watercolour_env.services import EnvServices
     from watercolour_env.settings import EnvSettings
 
-    services = EnvServices.build(EnvSettings(browsers=1), report_terms=False)
+    services = EnvServices.build(EnvSettings(browsers=1), reward_terms=False)
     await services.start()
     try:
         yield services.pipeline.run

@@ -1,8 +1,8 @@
 // A painting as a grid card or a strip frame: lazy images, the reward's band as a colour.
 import { el, fmt } from "./dom.js";
 
-export const TERMS = ["gate", "length", "judge", "hps"];
-const TERM_COLOURS = { gate: "#6b8fb5", length: "#a58bc4", judge: "#c2553d", hps: "#4f8a4b" };
+// The terms come from the server (a card's breakdown, the run's `terms`); only their colours are chosen here.
+export const TERM_COLOURS = { gate: "#6b8fb5", length: "#a58bc4", judge: "#c2553d", hps: "#4f8a4b" };
 
 export function picture(item, alt) {
   if (item.image) return el("img", { src: item.image, loading: "lazy", alt, width: 600, height: 600 });
@@ -11,10 +11,11 @@ export function picture(item, alt) {
 }
 
 function bars(breakdown) {
+  const terms = Object.keys(breakdown);
   return el(
     "div",
-    { class: "bars", title: TERMS.map((t) => `${t} ${fmt(breakdown[t], 2)}`).join(" · ") },
-    TERMS.map((term) =>
+    { class: "bars", title: terms.map((t) => `${t} ${fmt(breakdown[t], 2)}`).join(" · ") },
+    terms.map((term) =>
       el("span", {}, el("b", { style: `height:${Math.round((breakdown[term] ?? 0) * 100)}%;background:${TERM_COLOURS[term]}` })),
     ),
   );

@@ -1,15 +1,15 @@
 // The run's curves, one chart per question: is the reward rising, which term moves it, does the gate pass, how many fail.
-import { TERMS } from "./cards.js";
+import { TERM_COLOURS } from "./cards.js";
 import { lineChart } from "./charts.js";
 import { el } from "./dom.js";
 
-const COLOURS = { mean: "#c2553d", gate: "#6b8fb5", length: "#a58bc4", judge: "#c2553d", hps: "#4f8a4b", low: "#d49a2a" };
+const COLOURS = { ...TERM_COLOURS, mean: "#c2553d", low: "#d49a2a" };
 
-// rows: metrics.jsonl, one object per finished step.
-export function curveCharts(rows) {
+// rows: metrics.jsonl, one object per finished step; terms: the reward's terms; low: the reward a bad painting is below.
+export function curveCharts(rows, allTerms, low) {
   const points = (value) => rows.map((row) => [row.step, value(row) ?? null]);
   const spread = rows.map((r) => (r.reward_mean === null ? [r.step, null, null] : [r.step, r.reward_mean - (r.reward_std ?? 0), r.reward_mean + (r.reward_std ?? 0)]));
-  const terms = TERMS.filter((term) => rows.some((row) => row.components?.[term] !== undefined));
+  const terms = allTerms.filter((term) => rows.some((row) => row.components?.[term] !== undefined));
   const most = Math.max(1, ...rows.map((row) => row.rollouts ?? 0));
   return el("div", { class: "charts" },
     lineChart({ title: "Mean reward (± std)", id: "chart-reward", yMax: 1, band: { colour: COLOURS.mean, points: spread },
@@ -18,7 +18,7 @@ export function curveCharts(rows) {
       series: terms.map((term) => ({ name: term, colour: COLOURS[term], points: points((r) => r.components?.[term]) })) }),
     lineChart({ title: "Gate pass rate", id: "chart-gate", yMax: 1,
       series: [{ name: "passed the gate", colour: COLOURS.gate, points: points((r) => r.gate_pass_rate) }] }),
-    lineChart({ title: "Paintings below 0.3", id: "chart-low", yMax: most,
-      series: [{ name: "rollouts below 0.3", colour: COLOURS.low, points: points((r) => r.below_0_3) }] }),
+    lineChart({ title: `Paintings below ${low}`, id: "chart-low", yMax: most,
+      series: [{ name: `rollouts below ${low}`, colour: COLOURS.low, points: points((r) => r.below_0_3) }] }),
   );
 }

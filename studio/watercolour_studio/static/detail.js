@@ -1,5 +1,5 @@
 // One painting in full: its code (highlighted, copyable), violations, breakdown, and the references it faced.
-import { TERMS, picture } from "./cards.js";
+import { picture } from "./cards.js";
 import { el, fmt, getJSON } from "./dom.js";
 
 const dialog = document.getElementById("detail");
@@ -15,7 +15,7 @@ function renderFacts(render) {
 function breakdownTable(data) {
   const reward = data.record.evaluation?.reward ?? {};
   const weights = reward.weights ?? {};
-  const rows = TERMS.map((term) =>
+  const rows = Object.keys(data.breakdown).map((term) =>
     el("tr", {}, el("td", {}, term), el("td", { class: "num" }, fmt(reward[term])), el("td", { class: "num" }, fmt(weights[term], 2))),
   );
   const hps = reward.details?.hps;

@@ -5,9 +5,8 @@ import { openDetail } from "./detail.js";
 import { el, fmt, getJSON } from "./dom.js";
 
 const PAGE = 24;
-const BAND_NAMES = { dropped: "dropped", low: "below 0.3", mid: "0.3 to 0.6", high: "0.6 and above" };
 const main = document.getElementById("view");
-let run = { metrics: [], steps: [], plan: {} };
+let run = { metrics: [], steps: [], plan: {}, terms: [], bands: {} };
 let steps = [];
 
 function route() {
@@ -30,7 +29,7 @@ function select(id, label, options, value, onChange) {
 
 function filters(params, name) {
   const codes = [...new Set(steps.flatMap((s) => Object.keys(s.violations)))].sort();
-  const bands = [["", "any reward"], ...run.bands.map((band) => [band, BAND_NAMES[band]])];
+  const bands = [["", "any reward"], ...Object.entries(run.bands)];
   const violations = [["", "any"], ["none", "no violation"], ...codes.map((code) => [code, code])];
   return [
     select("band", "reward", bands, params.band, (band) => go(name, { ...params, band, page: 1 })),
@@ -108,7 +107,7 @@ async function checks() {
       check.evidence.length ? el("ul", {}, check.evidence.map((line) => el("li", {}, line))) : null)))];
 }
 
-const curves = () => (run.metrics.length ? [curveCharts(run.metrics)] : [empty("No step has finished yet: metrics.jsonl is empty.")]);
+const curves = () => (run.metrics.length ? [curveCharts(run.metrics, run.terms, run.low_reward)] : [empty("No step has finished yet: metrics.jsonl is empty.")]);
 const VIEWS = { curves, steps: stepsView, compare, evolution, checks };
 
 function header() {

@@ -11,11 +11,10 @@ import base64
 from pathlib import Path
 
 from watercolour_env.judge.verdict import RESPONSE_FORMAT, Verdict, parse_verdict
+from watercolour_shared.judge_defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.service_client import ServiceClient, ServiceRejected, ServiceUnavailable
 
 PROMPT_FILE = Path(__file__).with_name("prompt.txt")
-HF_ROUTER_URL = "https://router.huggingface.co/v1"
-DEFAULT_MODEL = "Qwen/Qwen3-VL-30B-A3B-Instruct"
 
 
 class JudgeUnavailable(ServiceUnavailable):

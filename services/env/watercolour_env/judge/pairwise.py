@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -19,6 +18,7 @@ from pydantic import BaseModel
 from watercolour_env.judge.verdict import Verdict
 from watercolour_shared.cache_keys import verdict_key
 from watercolour_shared.redis_cache import RedisCache
+from watercolour_shared.reference_pool import Reference
 
 log = logging.getLogger(__name__)
 
@@ -28,13 +28,6 @@ class Judge(Protocol):
     prompt: str
 
     async def compare(self, painting_a: bytes, painting_b: bytes) -> Verdict: ...
-
-
-@dataclass(frozen=True)
-class Reference:
-    id: str
-    tier: str
-    png: bytes
 
 
 class Comparison(BaseModel):

@@ -1,9 +1,16 @@
-"""The environment's HTTP server: OpenEnv's reset/step/ws plus a stateless render,
-a batch call for whole GRPO groups, and a /health that says what works."""
+"""The environment's HTTP server: OpenEnv's reset/step/ws plus a stateless render, a batch call for
+whole GRPO groups, a local /health for container checks and a /ready that asks the reward terms.
+
+`app` is built when the server starts, not at import: building loads the reference pool (from the
+Hub, unless it is a local folder) and starts nothing else until the lifespan does.
+"""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from fastapi import FastAPI, Response
+from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_app
 
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
@@ -16,7 +23,7 @@ from watercolour_shared.render_wire import (
     RenderRequest,
     RenderResult,
 )
-from watercolour_shared.serving import serve, service_app
+from watercolour_shared.serving import BuiltAtStartup, serve, service_app
 
 
 def build_app(settings: EnvSettings | None = None) -> FastAPI:
@@ -28,23 +35,30 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
 
     @app.get("/health")
     async def health() -> dict:
-        pool = services.renderer.pool
+        """This process alone: it never calls the judge or the scorer (containers ask every 15 s)."""
+        browsers = services.renderer.pool
         return {
             "status": "healthy",
-            "browsers": pool.size,
-            "idle_browsers": pool.idle,
-            "queued_renders": pool.pending,
-            "pool_stats": pool.stats,
-            "network_isolated": pool.network_isolated,
+            "browsers": browsers.size,
+            "idle_browsers": browsers.idle,
+            "queued_renders": browsers.pending,
+            "browser_stats": browsers.stats,
+            "network_isolated": browsers.network_isolated,
+            "webgl": None if browsers.webgl is None else {**asdict(browsers.webgl), "on_gpu": browsers.webgl.on_gpu},
             "cache": "up" if services.cache and await services.cache.ping() else "down",
             "renderer": services.renderer.version,
             "rules": services.rules.digest,
             "allowlist": sorted(services.rules.allowed_methods),
             "default_weights": settings.default_weights().model_dump(),
             "terms_configured": services.rewards.configured_terms(),
-            "terms_reachable": await services.rewards.reachable_terms(),
             "terms": services.rewards.described_terms(),
         }
+
+    @app.get("/ready")
+    async def ready() -> JSONResponse:
+        """503 while a term the default weights need cannot answer; the body says which and why."""
+        readiness = await services.readiness()
+        return JSONResponse(readiness.model_dump(mode="json"), status_code=200 if readiness.ready else 503)
 
     @app.post("/render", response_model=RenderResult, response_model_exclude_none=True)
     async def render(request: RenderRequest, response: Response) -> RenderResult:
@@ -76,7 +90,7 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
     return app
 
 
-app = build_app()
+app = BuiltAtStartup(build_app)
 
 
 def main() -> None:

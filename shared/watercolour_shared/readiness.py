@@ -1,0 +1,55 @@
+"""The environment's GET /ready: can every model-scored term that carries weight answer now?
+
+/health stays local and cheap: container checks call it every 15 s on each replica. /ready asks the
+judge endpoint and the scorer, so it is for the moments that need the answer: the trainer's preflight
+before step 1, and a person starting a stack. It answers 503 while a term the environment's default
+weights need cannot answer, with the reasons; the body is the same either way, so a caller can judge
+its own weights (the trainer sends its own with every episode).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from watercolour_shared.reward import MODEL_TERMS, MixWeights
+
+
+class Readiness(BaseModel):
+    ready: bool
+    reasons: list[str]  # one line per term the default weights need that cannot answer
+    default_weights: MixWeights
+    terms_configured: dict[str, bool]
+    terms_reachable: dict[str, bool]
+    how_to_configure: dict[str, str] = {}  # for each term not configured: the settings that would configure it
+
+    def unanswerable(self, weights: MixWeights) -> list[str]:
+        """Why `weights` would get no reward now, one line per term they weigh that cannot answer."""
+        return _unanswerable(weights, self.terms_configured, self.terms_reachable, self.how_to_configure)
+
+
+def assess(
+    default_weights: MixWeights, configured: dict[str, bool], reachable: dict[str, bool], how_to: dict[str, str]
+) -> Readiness:
+    """The environment's answer to GET /ready; `how_to` names, for each term not configured, what would configure it."""
+    reasons = _unanswerable(default_weights, configured, reachable, how_to)
+    return Readiness(
+        ready=not reasons,
+        reasons=reasons,
+        default_weights=default_weights,
+        terms_configured=configured,
+        terms_reachable=reachable,
+        how_to_configure=how_to,
+    )
+
+
+def _unanswerable(weights: MixWeights, configured: dict, reachable: dict, how_to: dict) -> list[str]:
+    reasons = []
+    for term in MODEL_TERMS:
+        if not weights.active(term):
+            continue
+        carries = f"the {term} term carries weight {weights.weight(term):.2f}"
+        if not configured.get(term):
+            reasons.append(f"{carries} but is not configured" + (f": {how_to[term]}" if term in how_to else ""))
+        elif not reachable.get(term):
+            reasons.append(f"{carries} but its backend does not answer now")
+    return reasons

@@ -1,0 +1,24 @@
+"""The run directory (docs/run-directory.md): what the trainer writes and the gallery, `check-run`, the
+demo and the Hub upload read. Its layout, its records, one writer and one reader live here and only here."""
+
+from watercolour_shared.run_dir.layout import RECORDS, WeightsKind, weights_kind
+from watercolour_shared.run_dir.reader import FilmRollout, RunReader
+from watercolour_shared.run_dir.records import RolloutRecord, RunPlan, StepMetrics, StepTimings
+from watercolour_shared.run_dir.step_metrics import LOW_REWARD, all_equal, summarise
+from watercolour_shared.run_dir.writer import RunWriter
+
+__all__ = [
+    "LOW_REWARD",
+    "RECORDS",
+    "FilmRollout",
+    "RolloutRecord",
+    "RunPlan",
+    "RunReader",
+    "RunWriter",
+    "StepMetrics",
+    "StepTimings",
+    "WeightsKind",
+    "all_equal",
+    "summarise",
+    "weights_kind",
+]

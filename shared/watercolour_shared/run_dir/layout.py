@@ -1,0 +1,79 @@
+"""Where each part of a run directory lives (docs/run-directory.md); the one place its names are spelled."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+PLAN = "run.json"
+METRICS = "metrics.jsonl"
+FILM = "film"
+CHECKPOINTS = "checkpoints"
+# The trained weights: a LoRA adapter (PEFT layout) when the run trained one, else the whole model.
+ADAPTER = "adapter"
+MODEL = "model"
+# What goes to the Hub beside the weights, and what `check-run --from-hub` fetches back.
+RECORDS = (f"{FILM}/**", METRICS, PLAN)
+
+STEP_DIR = re.compile(r"step-(\d+)")
+ROLLOUT_JSON = re.compile(r"rollout-(\d+)\.json")
+FILM_FILE = re.compile(r"rollout-\d+\.(png|js)")
+
+WeightsKind = Literal["adapter", "model"]
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")  # beside adapter_config.json
+MODEL_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+
+
+def step_name(step: int) -> str:
+    return f"step-{step:06d}"
+
+
+def rollout_name(index: int) -> str:
+    return f"rollout-{index:02d}"
+
+
+def painting_path(step: int, index: int) -> str:
+    """A painting's path relative to the run directory, as metrics.jsonl's `best` names it."""
+    return f"{FILM}/{step_name(step)}/{rollout_name(index)}.png"
+
+
+def weights_kind(files: Collection[str]) -> WeightsKind | None:
+    """What a folder (or a Hub repository) holding these files is: an adapter, a whole model, or neither."""
+    if "adapter_config.json" in files and any(name in files for name in ADAPTER_WEIGHTS):
+        return "adapter"
+    if "config.json" in files and any(name in files for name in MODEL_WEIGHTS):
+        return "model"
+    return None
+
+
+@dataclass(frozen=True)
+class SavedWeights:
+    kind: WeightsKind
+    folder: Path
+
+
+class RunLayout:
+    """The paths of one run directory; the reader and the writer share them."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.plan_path = self.root / PLAN
+        self.metrics_path = self.root / METRICS
+        self.film = self.root / FILM
+        self.checkpoints = self.root / CHECKPOINTS
+        self.adapter = self.root / ADAPTER
+        self.model = self.root / MODEL
+
+    def step_dir(self, step: int) -> Path:
+        return self.film / step_name(step)
+
+    def rollout_stem(self, step: int, index: int) -> Path:
+        """The rollout's files without their suffix: .json (the record), .js (the code), .png (the painting)."""
+        return self.step_dir(step) / rollout_name(index)
+
+    def weights_dir(self, lora: bool) -> Path:
+        """Where the trainer saves what it trained."""
+        return self.adapter if lora else self.model

@@ -1,0 +1,98 @@
+"""The records of a run directory: a rollout, a step's metrics and the run's plan, as the files hold them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from watercolour_shared.render_wire import Evaluation
+from watercolour_shared.reward import MIX_TERMS, MixWeights, Term, by_term
+from watercolour_shared.run_dir.layout import WeightsKind
+
+# The PNG travels in the evaluation but is kept beside the record, as rollout-NN.png.
+WITHOUT_PNG = {"evaluation": {"render": {"png_base64"}}}
+
+
+class RolloutRecord(BaseModel):
+    """rollout-NN.json. `evaluation` is the environment's answer for the reply; None when the call failed."""
+
+    step: int
+    index: int
+    group: int  # the training episode: a GRPO group's rollouts share it
+    prompt: str
+    seed: int
+    reward: float | None  # the mixed reward; None when the rollout was dropped
+    dropped_reason: str | None
+    reply: str
+    evaluation: Evaluation | None
+
+    @classmethod
+    def answered(cls, evaluation: Evaluation | None, failure: str | None = None, **fields) -> RolloutRecord:
+        """The record of one reply (`fields`: step, index, group, prompt, seed, reply): the environment's mixed
+        reward, or why there is none; `failure` says why the call to the environment failed."""
+        reward = evaluation.reward.total if evaluation else None
+        dropped = failure or (evaluation.reward.unavailable_reason if evaluation and reward is None else None)
+        return cls(**fields, reward=reward, dropped_reason=dropped, evaluation=evaluation)
+
+    @property
+    def code(self) -> str:
+        """What rollout-NN.js holds: the code the environment extracted, or the raw reply if none."""
+        return (self.evaluation.render.code if self.evaluation else None) or self.reply
+
+    @property
+    def status(self) -> str:
+        return self.evaluation.render.status if self.evaluation else "unavailable"
+
+    @property
+    def violations(self) -> list[str]:
+        return [v.code.value for v in self.evaluation.render.violations] if self.evaluation else []
+
+    def scores(self) -> dict[Term, float | None]:
+        """Each term's score; all None when the environment gave no answer."""
+        return by_term(self.evaluation.reward) if self.evaluation else dict.fromkeys(MIX_TERMS)
+
+    def as_json(self) -> dict:
+        return self.model_dump(mode="json", exclude=WITHOUT_PNG)
+
+
+class StepTimings(BaseModel):
+    generation_s: float
+    render_s: float
+    scoring_s: float
+    training_s: float
+
+
+class StepMetrics(BaseModel):
+    """One line of metrics.jsonl. `components` holds the terms that carry weight, means over the scored rollouts."""
+
+    step: int
+    rollouts: int
+    dropped: int
+    reward_mean: float | None
+    reward_std: float | None
+    components: dict[Term, float]
+    gate_pass_rate: float | None
+    violations: dict[str, int]
+    below_0_3: int
+    groups: int
+    all_equal_groups: int
+    best: str | None  # the best painting's path in the run directory
+    timings: StepTimings
+    time: str  # when the step ended, ISO 8601 in UTC
+
+
+class RunPlan(BaseModel):
+    """run.json: the resolved plan (trainer/watercolour_trainer/plan.py builds it). What the readers use is typed;
+    the rest (replicas, sampling, optimisation, the estimate) is kept as written."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    subject: str
+    weights: MixWeights
+    lora: dict | None  # None: every weight trained
+    push_to: str | None  # the Hub model repo; the rollouts go to PUSH_TO-rollouts
+
+    @property
+    def saves(self) -> WeightsKind:
+        """What the run saves at its end: the adapter it trained, or the whole model when every weight trained."""
+        return "adapter" if self.lora is not None else "model"

@@ -1,0 +1,1 @@
+function setup() { brush.circle(1, 1, 1); }
