@@ -31,8 +31,8 @@ class EnvSettings(BaseSettings):
         False, description="start even where no namespace can be made (requests stay blocked by routing alone)"
     )
     recycle_after: int = Field(50, ge=1, description="renders before a browser is replaced")
-    # Twice the slowest honest sketch measured on 2 cores with every browser busy (15.5 s; docs/sandbox.md).
-    render_deadline_s: float = Field(30.0, gt=0, description="hard limit on one sketch's load + draw")
+    # Twice the slowest honest sketch measured on 2 cores with every browser busy (27.9 s; docs/sandbox.md).
+    render_deadline_s: float = Field(60.0, gt=0, description="hard limit on one sketch's load + draw")
     memory_limit_mb: int = Field(1024, ge=64, description="how far one render may grow its browser's memory")
     queue_timeout_s: float = Field(600.0, gt=0, description="wait for a free browser before answering unavailable")
     max_pending: int = Field(512, ge=1, description="renders queued beyond this are refused as unavailable")
