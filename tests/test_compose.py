@@ -21,9 +21,9 @@ import yaml
 
 from tests.deploy import dockerfile
 from tests.deploy.variables import setting_variables
-from watercolour_env.cli import _parser as watercolour_parser
 from watercolour_env.settings import EnvSettings
 from watercolour_scorer.settings import ScorerSettings
+from watercolour_shared.cli import parser as watercolour_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.hub_server import HubServer
-from watercolour_env.cli import main
+from watercolour_shared.cli import main
 
 TOKEN = "hf_local_test_token"
 

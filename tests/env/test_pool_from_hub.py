@@ -14,7 +14,7 @@ from huggingface_hub import HfApi
 
 from tests.conftest import BUNDLED_POOL
 from tests.hub_server import HubServer
-from watercolour_env.judge.reference_download import download_reference_pool
+from watercolour_env.reference_download import download_reference_pool
 from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError
 
 BUNDLED_TIERS = {"love": 4, "okay": 2, "meh": 2, "nope": 0}
@@ -132,7 +132,7 @@ def test_the_service_call_honours_hf_endpoint_and_hf_token(tmp_path):
         home = tmp_path / "hf-home"
         env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "right", "HF_HOME": str(home), "HF_HUB_CACHE": str(home / "hub")}
         code = (
-            "from watercolour_env.judge.reference_download import download_reference_pool; "
+            "from watercolour_env.reference_download import download_reference_pool; "
             "print(download_reference_pool('org/pool', 'main').origin)"
         )
         loaded = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)

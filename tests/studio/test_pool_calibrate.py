@@ -5,8 +5,8 @@ import json
 from tests.conftest import BUNDLED_POOL
 from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import chat, watercolour
-from watercolour_env.judge.chat_judge import PROMPT_FILE
-from watercolour_env.judge.offline import wash_quality
+from watercolour_shared.judge.chat_judge import PROMPT_FILE
+from watercolour_shared.judge.offline import wash_quality
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.run_dir import RunReader
 

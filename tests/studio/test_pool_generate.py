@@ -64,14 +64,11 @@ def test_the_token_goes_to_the_endpoint_and_a_refusal_stops_the_run(tmp_path, se
     assert not (tmp_path / "metadata.jsonl").exists()
 
 
-def test_a_local_browser_renders_when_no_environment_is_named(tmp_path):
-    with ScriptedServer([(200, chat(fenced(PAINTINGS[5])), 0)]) as model:
-        done = watercolour(
-            "pool", "generate", str(tmp_path), "--subject", SUBJECT, "--model", "m", "--base-url", model.url, "--count", "1"
-        )
-    assert done.returncode == 0, done.stderr
-    [row] = read_lines(tmp_path / "metadata.jsonl")
-    assert paint_fraction((tmp_path / row["file_name"]).read_bytes()) > 0.05
+def test_an_environment_must_be_named(tmp_path):
+    """Studio renders through a running environment only: it does not install one."""
+    done = watercolour("pool", "generate", str(tmp_path), "--subject", SUBJECT, "--model", "m", "--count", "1")
+    assert done.returncode == 2 and "--env-url" in done.stderr
+    assert not any(tmp_path.iterdir())
 
 
 def test_the_generated_folder_holds_a_painting_and_its_code_per_row(generated):

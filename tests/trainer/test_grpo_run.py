@@ -72,7 +72,7 @@ def test_the_adapter_loads_back_onto_its_base(trained, tiny_policy):
 
 
 def test_paint_writes_paintings_through_the_environment(trained, tiny_policy, full_reward_env_url, tmp_path):
-    from watercolour_env.cli import main
+    from watercolour_shared.cli import main
 
     out = tmp_path / "paintings"
     code = main(

@@ -1,11 +1,8 @@
-"""The `watercolour` command line.
+"""The environment's `watercolour` commands (the dispatcher is watercolour_shared.cli):
 
   watercolour render SKETCH -o out.png [--json] [--seed N] [--env-url URL]
   watercolour gate SKETCH [--json] [--seed N] [--static] [--env-url URL]
   watercolour serve
-
-Other installed watercolour packages add their own commands (gallery, pool,
-paint, spaces, ...) through the `watercolour.commands` entry-point group.
 
 SKETCH is a .js file or a saved model reply; `-` reads stdin. Exit status:
 0 the gate passed, 1 it failed, 2 a usage or infrastructure error.
@@ -17,9 +14,7 @@ import argparse
 import asyncio
 import base64
 import json
-import logging
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from watercolour_shared.env_client import EnvClient, EnvRejected, EnvUnavailable
@@ -29,17 +24,29 @@ from watercolour_shared.render_wire import RenderResult
 EXIT_PASSED, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if hasattr(args, "run"):
-        return args.run(args)
-    if args.command == "serve":
-        from watercolour_env.server.app import main as serve
+def add_commands(commands) -> None:
+    for name, help_text in (("render", "gate and render a sketch to a PNG"), ("gate", "run the gate on a sketch")):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("sketch", help="a .js file or a model reply; - for stdin")
+        command.add_argument("--json", action="store_true", help="print the result as JSON")
+        command.add_argument("--seed", type=int, default=0)
+        command.add_argument("--env-url", help="use a running environment instead of a local browser")
+        command.add_argument("--no-cache", action="store_true", help="do not use the Redis render cache")
+        command.set_defaults(run=_gate_or_render)
+    commands.choices["render"].add_argument("-o", "--output", required=True, help="where to write the PNG")
+    commands.choices["gate"].add_argument("--static", action="store_true", help="source checks only, no render")
+    serve = commands.add_parser("serve", help="run the environment server on WATERCOLOUR_HOST (loopback unless set), _PORT")
+    serve.set_defaults(run=_serve)
 
-        serve()
-        return EXIT_PASSED
+
+def _serve(args: argparse.Namespace) -> int:
+    from watercolour_env.server.app import main as serve
+
+    serve()
+    return EXIT_PASSED
+
+
+def _gate_or_render(args: argparse.Namespace) -> int:
     try:
         reply = _read_sketch(args.sketch)
     except OSError as error:
@@ -61,28 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.output).write_bytes(base64.b64decode(result.png_base64))
     _report(result, args.json)
     return EXIT_PASSED if result.passed else EXIT_FAILED
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="watercolour", description=__doc__.split("\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    for name, help_text in (("render", "gate and render a sketch to a PNG"), ("gate", "run the gate on a sketch")):
-        command = commands.add_parser(name, help=help_text)
-        command.add_argument("sketch", help="a .js file or a model reply; - for stdin")
-        command.add_argument("--json", action="store_true", help="print the result as JSON")
-        command.add_argument("--seed", type=int, default=0)
-        command.add_argument("--env-url", help="use a running environment instead of a local browser")
-        command.add_argument("--no-cache", action="store_true", help="do not use the Redis render cache")
-    commands.choices["render"].add_argument("-o", "--output", required=True, help="where to write the PNG")
-    commands.choices["gate"].add_argument("--static", action="store_true", help="source checks only, no render")
-    commands.add_parser("serve", help="run the environment server on WATERCOLOUR_HOST (loopback unless set), WATERCOLOUR_PORT")
-    # A plugin's `add_commands(subparsers)` adds its parsers and sets `run=function(args) -> exit code`.
-    for plugin in entry_points(group="watercolour.commands"):
-        try:
-            plugin.load()(commands)
-        except Exception as error:  # noqa: BLE001 - one broken package must not take every command down
-            logging.getLogger(__name__).warning("the %s commands are unavailable: %s", plugin.name, error)
-    return parser
 
 
 def _read_sketch(source: str) -> str:
@@ -134,7 +119,3 @@ def _report(result: RenderResult, as_json: bool) -> None:
         print(f"  paint {result.paint_fraction:.1%}, rendered in {result.timings.total_ms / 1000:.1f} s")
     for error in result.errors:
         print(f"  js error: {error}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

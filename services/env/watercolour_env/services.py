@@ -8,15 +8,15 @@ import logging
 from dataclasses import dataclass, field
 
 from watercolour_env.gate.rules import GateRules, load_rules
-from watercolour_env.judge.chat_judge import ChatJudge
-from watercolour_env.judge.offline import OfflineJudge
-from watercolour_env.judge.pairwise import PairwiseJudge
-from watercolour_env.judge.reference_download import download_reference_pool
 from watercolour_env.pipeline import RenderPipeline
+from watercolour_env.reference_download import download_reference_pool
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.reward import RewardAssembler
 from watercolour_env.settings import EnvSettings
 from watercolour_env.terms import HpsTerm, JudgeTerm
+from watercolour_shared.judge.chat_judge import ChatJudge
+from watercolour_shared.judge.offline import OfflineJudge
+from watercolour_shared.judge.pairwise import PairwiseJudge
 from watercolour_shared.readiness import Readiness, assess
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.reference_pool import ReferencePool

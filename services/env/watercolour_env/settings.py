@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from watercolour_shared.judge_defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.reward import MIX_TERMS, MixWeights, preset
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"

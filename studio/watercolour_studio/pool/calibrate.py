@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from watercolour_env.judge.pairwise import Judge, PairwiseJudge
+from watercolour_shared.judge.pairwise import Judge, PairwiseJudge
 from watercolour_shared.reference_pool import Reference, ReferencePool
 from watercolour_shared.run_dir import RunReader
 

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from watercolour_shared.judge_defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_OK
 
 
@@ -41,7 +41,9 @@ def _generate_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0, help="attempt N uses seed + N, for the model and the render")
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--env-url", help="a running environment; by default a local browser renders")
+    parser.add_argument(
+        "--env-url", required=True, help="a running environment (`watercolour serve`, a container, a Space) gates and renders"
+    )
     parser.set_defaults(run=_generate)
 
 
@@ -120,8 +122,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace):
-    from watercolour_env.judge.chat_judge import ChatJudge
-    from watercolour_env.judge.offline import OfflineJudge
+    from watercolour_shared.judge.chat_judge import ChatJudge
+    from watercolour_shared.judge.offline import OfflineJudge
 
     if args.judge == "offline":
         return OfflineJudge()

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import RenderResult
 from watercolour_studio.durable import append_line, read_lines, write_whole
 from watercolour_studio.pool.painter import PaintingModel
-from watercolour_studio.pool.renderers import Render
 
 NUMBERED = re.compile(r"gen-(\d+)\.png$")
 
@@ -33,13 +33,13 @@ class Job:
     concurrency: int = 4
 
 
-async def generate(job: Job, painter: PaintingModel, render: Render, report: Callable[[str], None]) -> int:
+async def generate(job: Job, painter: PaintingModel, env: EnvClient, report: Callable[[str], None]) -> int:
     """Returns how many paintings of the subject the folder holds."""
     kept = _kept(job)
     attempt = _next_attempt(job.folder)
     while kept < job.count and attempt < job.max_attempts:
         batch = range(attempt, min(attempt + job.concurrency, attempt + job.count - kept, job.max_attempts))
-        outcomes = await asyncio.gather(*(_attempt(job, painter, render, number) for number in batch))
+        outcomes = await asyncio.gather(*(_attempt(job, painter, env, number) for number in batch))
         for number, (painted, outcome) in zip(batch, outcomes, strict=True):
             report(f"attempt {number}: {outcome}")
             kept += painted
@@ -58,11 +58,11 @@ def _next_attempt(folder: Path) -> int:
     return max([-1, *logged, *kept]) + 1
 
 
-async def _attempt(job: Job, painter: PaintingModel, render: Render, number: int) -> tuple[bool, str]:
+async def _attempt(job: Job, painter: PaintingModel, env: EnvClient, number: int) -> tuple[bool, str]:
     """Whether a painting was kept, and what happened, in words."""
     seed = job.seed + number
     reply = await painter.paint(job.subject, seed)
-    result = await render(reply, seed)
+    result = await env.render(reply, seed=seed, include_png=True)
     if result.status == "unavailable":
         raise EnvironmentUnavailable(result.unavailable_reason or "the environment could not render")
     outcome = _keep(job, painter.model, number, seed, result) if result.passed else "failed the gate: " + _codes(result)

@@ -1,12 +1,12 @@
-"""A painting model through any OpenAI-compatible chat-completions endpoint (the HF router by
-default), asked with the policy's own prompts, so the pool shows what the policy is asked for.
-Retries follow the shared client: 408, 429 and 5xx, honouring Retry-After; other 4xx stop."""
+"""A painting model through any OpenAI-compatible chat-completions endpoint (watercolour_shared.chat_client,
+the HF router by default), asked with the policy's own prompts, so the pool shows what the policy is asked for."""
 
 from __future__ import annotations
 
-from watercolour_shared.judge_defaults import HF_ROUTER_URL
+from watercolour_shared.chat_client import ChatClient
+from watercolour_shared.judge.defaults import HF_ROUTER_URL
 from watercolour_shared.prompts import chat_messages
-from watercolour_shared.service_client import ServiceClient, ServiceRejected, ServiceUnavailable
+from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 
 
 class PainterUnavailable(ServiceUnavailable):
@@ -17,11 +17,9 @@ class PainterRejected(ServiceRejected):
     """The endpoint refused the call (bad token, no quota, unknown model)."""
 
 
-class PaintingModel(ServiceClient):
+class PaintingModel(ChatClient):
     unavailable = PainterUnavailable
     rejected = PainterRejected
-    retry_statuses = frozenset({408, 429})
-    backoff_s = 1.0
 
     def __init__(
         self, model: str, base_url: str = HF_ROUTER_URL, token: str | None = None, temperature: float = 1.0, retries: int = 4
@@ -39,9 +37,4 @@ class PaintingModel(ServiceClient):
             "max_tokens": 8192,
             "seed": seed,
         }
-        response = await self._request("POST", "/chat/completions", body)
-        try:
-            content = response.json()["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise PainterUnavailable(f"not a chat-completions answer: {response.text[:200]!r}") from None
-        return content or ""
+        return await self._complete(body)

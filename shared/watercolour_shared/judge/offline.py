@@ -13,7 +13,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from watercolour_env.judge.verdict import Verdict
+from watercolour_shared.judge.verdict import Verdict
 from watercolour_shared.paint import paint_mask
 
 

@@ -1,8 +1,5 @@
-"""The judge through any OpenAI-compatible chat-completions endpoint: the Hugging
-Face Inference Providers router by default, a local vLLM or a dedicated endpoint
-otherwise. Two paintings go as image data URIs, temperature 0, with a strict JSON
-schema; 408, 429 and 5xx are retried honouring Retry-After, other 4xx are not
-(a 402 means the quota is spent: retrying only spends more)."""
+"""The judge through any OpenAI-compatible chat-completions endpoint (watercolour_shared.chat_client):
+two paintings go as image data URIs, temperature 0, with a strict JSON schema."""
 
 from __future__ import annotations
 
@@ -10,9 +7,10 @@ import asyncio
 import base64
 from pathlib import Path
 
-from watercolour_env.judge.verdict import RESPONSE_FORMAT, Verdict, parse_verdict
-from watercolour_shared.judge_defaults import DEFAULT_MODEL, HF_ROUTER_URL
-from watercolour_shared.service_client import ServiceClient, ServiceRejected, ServiceUnavailable
+from watercolour_shared.chat_client import ChatClient
+from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_shared.judge.verdict import RESPONSE_FORMAT, Verdict, parse_verdict
+from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 
 PROMPT_FILE = Path(__file__).with_name("prompt.txt")
 
@@ -25,11 +23,9 @@ class JudgeRejected(ServiceRejected):
     """The judge refused the call (bad token, no quota, unknown model)."""
 
 
-class ChatJudge(ServiceClient):
+class ChatJudge(ChatClient):
     unavailable = JudgeUnavailable
     rejected = JudgeRejected
-    retry_statuses = frozenset({408, 429})
-    backoff_s = 1.0
 
     def __init__(
         self,
@@ -74,12 +70,8 @@ class ChatJudge(ServiceClient):
             ],
         }
         async with self._slots:
-            response = await self._request("POST", "/chat/completions", body)
-        try:
-            content = response.json()["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise JudgeUnavailable(f"not a chat-completions answer: {response.text[:200]!r}") from None
-        return parse_verdict(content or "")
+            content = await self._complete(body)
+        return parse_verdict(content)
 
 
 def _data_uri(png: bytes) -> str:

@@ -6,10 +6,10 @@ import pytest
 from tests.conftest import fresh_seed
 from tests.pictures import blank_sheet, hard_blob, soft_wash
 from tests.shared.scripted_http import ScriptedServer
-from watercolour_env.judge.chat_judge import ChatJudge, JudgeRejected, JudgeUnavailable
-from watercolour_env.judge.offline import OfflineJudge
-from watercolour_env.judge.pairwise import PairwiseJudge
-from watercolour_env.judge.verdict import UnreadableVerdict, Verdict, parse_verdict
+from watercolour_shared.judge.chat_judge import ChatJudge, JudgeRejected, JudgeUnavailable
+from watercolour_shared.judge.offline import OfflineJudge
+from watercolour_shared.judge.pairwise import PairwiseJudge
+from watercolour_shared.judge.verdict import UnreadableVerdict, Verdict, parse_verdict
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.reference_pool import Reference
 

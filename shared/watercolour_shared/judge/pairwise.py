@@ -15,8 +15,8 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from watercolour_env.judge.verdict import Verdict
 from watercolour_shared.cache_keys import verdict_key
+from watercolour_shared.judge.verdict import Verdict
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.reference_pool import Reference
 

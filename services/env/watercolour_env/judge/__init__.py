@@ -1,1 +1,0 @@
-"""The pairwise judge: a VLM compares a candidate painting with graded references."""
