@@ -66,7 +66,7 @@ async def group_throughput(services: EnvServices, code: str) -> dict:
     assert all(r.status == "passed" for r in results)
     return {
         "group": GROUP,
-        "browsers": renderer.pool.size,
+        "browsers": renderer.browsers.size,
         "sequential_s": round(sequential_s, 2),
         "batch_s": round(batch_s, 2),
         "speedup": round(sequential_s / batch_s, 2),
@@ -119,7 +119,7 @@ async def main(args) -> dict:
             "group_of_8": {name: await group_throughput(services, code) for name, code in codes.items()},
             "cache_hit": await cache_hits(services, codes["hibiscus_150"]),
             "renderer": services.renderer.version,
-            "network_isolated": services.renderer.pool.network_isolated,
+            "network_isolated": services.renderer.browsers.network_isolated,
         }
 
     report = {

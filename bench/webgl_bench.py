@@ -75,7 +75,7 @@ async def measure(mode: str, browsers: int, assets: Path | None) -> dict:
     services = EnvServices.build(settings, use_cache=False)
     await services.start()
     try:
-        row = {"mode": mode, "browsers": browsers, "webgl_renderer": services.renderer.pool.webgl.renderer}
+        row = {"mode": mode, "browsers": browsers, "webgl_renderer": services.renderer.browsers.webgl.renderer}
         row["hibiscus_150"] = await one_at_a_time(services, LONG)
         row["small"] = await one_at_a_time(services, SMALL)
         print(f"{mode} x{browsers}: one at a time {row['hibiscus_150']['total_s']}", file=sys.stderr, flush=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -149,12 +150,23 @@ def test_servers_in_containers_listen_beyond_loopback():
     assert EnvSettings.model_fields["host"].default == "127.0.0.1"
 
 
-def test_the_hps_weight_is_read_by_its_name_and_by_the_recipes():
+@pytest.mark.parametrize(
+    ("name", "old_name", "field", "value"),
+    [
+        ("WATERCOLOUR_HPS_WEIGHT", "WATERCOLOUR_QUALITY_WEIGHT", "hps_weight", "0.25"),
+        ("WATERCOLOUR_JUDGE_TIER_MIX", "WATERCOLOUR_JUDGE_MIX", "judge_tier_mix", '{"meh": 3}'),
+    ],
+)
+def test_a_renamed_setting_is_read_by_its_name_and_its_old_one(name, old_name, field, value, monkeypatch):
     fields = setting_variables(EnvSettings)
-    assert fields["WATERCOLOUR_HPS_WEIGHT"] == fields["WATERCOLOUR_QUALITY_WEIGHT"] == "hps_weight"
-    for name, service in built_services().items():
+    assert fields[name] == fields[old_name] == field
+    for service_name, service in built_services().items():
         if service["build"]["dockerfile"] == "services/env/Dockerfile":
-            assert {"WATERCOLOUR_HPS_WEIGHT", "WATERCOLOUR_QUALITY_WEIGHT"} <= set(service["environment"]), name
+            assert {name, old_name} <= set(service["environment"]), service_name
+    for variable in (name, old_name):
+        with monkeypatch.context() as patched:
+            patched.setenv(variable, value)
+            assert getattr(EnvSettings(), field) == json.loads(value), variable
 
 
 def test_the_environments_call_a_scorer_of_their_own_profile():

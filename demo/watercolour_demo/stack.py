@@ -22,8 +22,8 @@ NO_REDIS = "redis://127.0.0.1:1/0"  # nothing listens there: the services run wi
 READY_TIMEOUT_S = 120.0
 # Every rollout is judged against the whole bundled pool (8 paintings), not a draw of it: a step's reward
 # then moves with the policy, not with which references the step's seed happened to pick.
-JUDGE_MIX = {"love": 4, "okay": 2, "meh": 2}
-REFERENCES = sum(JUDGE_MIX.values())
+JUDGE_TIER_MIX = {"love": 4, "okay": 2, "meh": 2}
+REFERENCES = sum(JUDGE_TIER_MIX.values())
 
 
 def redis_answers(url: str) -> bool:
@@ -66,7 +66,7 @@ class LocalStack:
         env = {
             "JUDGE": "offline",
             "POOL_PATH": str(POOL),
-            "JUDGE_MIX": json.dumps(JUDGE_MIX),
+            "JUDGE_TIER_MIX": json.dumps(JUDGE_TIER_MIX),
             "JUDGE_REFERENCES": str(REFERENCES),
             "SCORER_URL": self.scorer_url,
             "BROWSERS": str(self.browsers),

@@ -14,13 +14,13 @@ from watercolour_shared.redis_cache import RedisCache
 
 async def test_a_repeat_render_is_a_cache_hit(services):
     seed = fresh_seed()
-    renders_before = services.renderer.pool.stats["renders"]
+    renders_before = services.renderer.browsers.stats["renders"]
     first = await services.pipeline.run(sketch("two-washes.js"), seed)
     second = await services.pipeline.run(sketch("two-washes.js"), seed)
     assert (first.cached, second.cached) == (False, True)
     assert second.png_base64 == first.png_base64
     assert second.violations == first.violations
-    assert services.renderer.pool.stats["renders"] == renders_before + 1
+    assert services.renderer.browsers.stats["renders"] == renders_before + 1
 
 
 async def test_changed_code_misses_the_cache(services):

@@ -145,10 +145,10 @@ async def test_no_request_leaves_the_page(renderer, listener, escape):
 
 
 async def test_endless_loop_is_killed_and_the_next_render_is_clean(renderer, settings):
-    killed_before = renderer.pool.stats["killed"]
+    killed_before = renderer.browsers.stats["killed"]
     result = await renderer.render(draw("while (true) {} brush.circle(1, 1, 1);"), seed=1)
     assert codes(result) == {V.RENDER_TIMEOUT}
-    assert renderer.pool.stats["killed"] == killed_before + 1
+    assert renderer.browsers.stats["killed"] == killed_before + 1
     follow_up = await renderer.render(sketch("two-washes.js"), seed=2)
     assert follow_up.status == "passed"
     assert follow_up.timings.total_ms < settings.render_deadline_s * 1000 / 2

@@ -4,7 +4,7 @@ What a GPU host draws, and how fast, is measured by bench/render_bench.py on one
 import pytest
 
 from watercolour_env.render import webgl
-from watercolour_env.render.pool import BrowserPool
+from watercolour_env.render.browser_pool import BrowserPool
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.render.webgl import WebGLBackend, drawn_on_gpu
 
@@ -74,7 +74,7 @@ def test_renders_from_one_back_end_never_answer_for_another(settings, rules):
         WebGLBackend("auto", "gpu-vulkan", NVIDIA_VULKAN),
         WebGLBackend("gpu-egl", "gpu-egl", NVIDIA_EGL),
     ):
-        renderer.pool.webgl = backend
+        renderer.browsers.webgl = backend
         keys[backend.mode] = renderer.version
     assert len(set(keys.values())) == 3
     assert "NVIDIA H200" in keys["gpu-vulkan"]

@@ -99,12 +99,12 @@ def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> tuple[dict
     judge, how_to["judge"] = _judge(settings)
     if judge is not None:
         try:
-            references = _reference_pool(settings)
-            references.sample(settings.judge_mix, settings.judge_references, seed=0)  # the tier mix must fit the pool
+            pool = _reference_pool(settings)
+            pool.sample(settings.judge_tier_mix, settings.judge_references, seed=0)  # the tier mix must fit the pool
         except Exception as error:  # noqa: BLE001 - reported as a term that is not configured
             how_to["judge"] = f"the reference pool could not be loaded ({error}): fix WATERCOLOUR_POOL_PATH or _POOL_REPO"
         else:
-            scorers["judge"] = JudgeTerm(PairwiseJudge(judge, cache), references, settings.judge_mix, settings.judge_references)
+            scorers["judge"] = JudgeTerm(PairwiseJudge(judge, cache), pool, settings.judge_tier_mix, settings.judge_references)
     return scorers, {term: fix for term, fix in how_to.items() if term not in scorers}
 
 

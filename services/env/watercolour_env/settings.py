@@ -53,7 +53,11 @@ class EnvSettings(BaseSettings):
     hf_token: str | None = Field(None, alias="HF_TOKEN")
     judge_max_concurrency: int = Field(16, ge=1)
     judge_references: int = Field(4, ge=1, le=16)
-    judge_mix: dict[str, float] = Field({"love": 2, "okay": 2}, description='JSON, e.g. {"love": 2, "okay": 2}')
+    judge_tier_mix: dict[str, float] = Field(
+        {"love": 2, "okay": 2},
+        validation_alias=AliasChoices("WATERCOLOUR_JUDGE_TIER_MIX", "WATERCOLOUR_JUDGE_MIX"),
+        description='how many references of each tier, JSON, e.g. {"love": 2, "okay": 2}; WATERCOLOUR_JUDGE_MIX is its old name',
+    )
     pool_path: Path | None = Field(None, description="a local pool folder; wins over the Hub pool")
     pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
     pool_revision: str = Field("main", description="a 40-hex commit for reproducible runs; a branch floats (warned at load)")

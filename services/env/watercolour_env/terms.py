@@ -40,24 +40,25 @@ class JudgeTerm:
     """The pairwise judge against references drawn from the pool with the step's seed,
     so every rollout of one group faces the same references."""
 
-    def __init__(self, pairwise: PairwiseJudge, pool: ReferencePool, mix: dict[str, float], count: int):
+    def __init__(self, pairwise: PairwiseJudge, references: ReferencePool, tier_mix: dict[str, float], count: int):
         self.pairwise = pairwise
-        self.pool = pool
-        self.mix = mix
+        self.references = references
+        self.tier_mix = tier_mix
         self.count = count
 
     async def score(self, result: RenderResult, episode: EpisodeOptions, seed: int) -> TermScore:
-        references = self.pool.sample(self.mix, episode.references or self.count, seed)
-        outcome = await self.pairwise.score(base64.b64decode(result.png_base64 or ""), references)
+        drawn = self.references.sample(self.tier_mix, episode.references or self.count, seed)
+        outcome = await self.pairwise.score(base64.b64decode(result.png_base64 or ""), drawn)
         details = outcome.model_dump(mode="json")
         details["judge"] = self.pairwise.judge.name
-        details["pool"] = self.pool.origin
+        details["pool"] = self.references.origin
         agreed = [c.orders_agree for c in outcome.comparisons if c.orders_agree is not None]
         details["order_agreement"] = sum(agreed) / len(agreed) if agreed else None
         return TermScore(outcome.score, details)
 
     def describe(self) -> dict:
-        return {"judge": self.pairwise.judge.name, "pool": self.pool.origin, "tiers": self.pool.tiers(), "references": self.count}
+        described = {"judge": self.pairwise.judge.name, "pool": self.references.origin, "tiers": self.references.tiers()}
+        return {**described, "references": self.count}
 
     async def reachable(self) -> bool:
         reachable = getattr(self.pairwise.judge, "reachable", None)

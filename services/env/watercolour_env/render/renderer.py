@@ -6,11 +6,11 @@ import base64
 import time
 
 from watercolour_env.gate.rules import GateRules
+from watercolour_env.render.browser_pool import BrowserPool, BrowsersUnavailable
 from watercolour_env.render.late_errors import late_error_violations
 from watercolour_env.render.page_files import library_files, library_versions
 from watercolour_env.render.page_report import MalformedReport, PageReport, ReportedError, decode_png, parse_report
 from watercolour_env.render.page_run import PageJob, PageRun
-from watercolour_env.render.pool import BrowserPool, PoolUnavailable
 from watercolour_env.settings import EnvSettings
 from watercolour_shared.paint import BLANK_BELOW, paint_fraction
 from watercolour_shared.render_wire import RenderResult, Timings, Violation
@@ -23,7 +23,7 @@ class Renderer:
     def __init__(self, settings: EnvSettings, rules: GateRules):
         self.settings = settings
         self.rules = rules
-        self.pool = BrowserPool(settings)
+        self.browsers = BrowserPool(settings)
         size = settings.canvas_size
         self._config = {
             "width": size,
@@ -39,17 +39,17 @@ class Renderer:
         """Libraries, sandbox files, browser and GL path; part of every render cache key."""
         # The back end that really draws: GPU and SwiftShader blend differently, and GPUs may differ among
         # themselves, so a render made by one never answers for another (docs/rendering.md).
-        webgl = self.pool.webgl
+        webgl = self.browsers.webgl
         gl = "not started" if webgl is None else f"{webgl.mode}({webgl.renderer})" if webgl.on_gpu else webgl.mode
-        browser = f"chromium@{self.pool.browser_version}+gl@{gl}"
+        browser = f"chromium@{self.browsers.browser_version}+gl@{gl}"
         return f"{library_versions(self.settings.assets_dir)}+{browser}"
 
     async def start(self) -> None:
         library_files(self.settings.assets_dir)  # fail at start-up, not on the first request
-        await self.pool.start()
+        await self.browsers.start()
 
     async def close(self) -> None:
-        await self.pool.close()
+        await self.browsers.close()
 
     async def render(self, code: str, seed: int) -> RenderResult:
         job = PageJob(
@@ -62,8 +62,8 @@ class Renderer:
         )
         started = time.perf_counter()
         try:
-            run, queue_ms = await self.pool.render(job)
-        except PoolUnavailable as error:
+            run, queue_ms = await self.browsers.render(job)
+        except BrowsersUnavailable as error:
             return RenderResult(status="unavailable", unavailable_reason=str(error))
         timings = Timings(queue_ms=queue_ms, total_ms=(time.perf_counter() - started) * 1000 - queue_ms)
         if run.infrastructure_error:

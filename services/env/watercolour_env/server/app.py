@@ -36,7 +36,7 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
     @app.get("/health")
     async def health() -> dict:
         """This process alone: it never calls the judge or the scorer (containers ask every 15 s)."""
-        browsers = services.renderer.pool
+        browsers = services.renderer.browsers
         return {
             "status": "healthy",
             "browsers": browsers.size,

@@ -23,7 +23,7 @@ from watercolour_env.settings import EnvSettings
 log = logging.getLogger(__name__)
 
 
-class PoolUnavailable(Exception):
+class BrowsersUnavailable(Exception):
     """The pool could not take the render: an infrastructure condition, not the sketch's fault."""
 
 
@@ -100,7 +100,7 @@ class BrowserPool:
             if slot.chromium.browser is None or not slot.chromium.browser.is_connected():
                 slot = await self._replace(slot, "disconnected")
                 if slot.chromium.browser is None:
-                    raise PoolUnavailable("no browser could be started")
+                    raise BrowsersUnavailable("no browser could be started")
             run = await run_page(slot.chromium, job)
             slot.renders += 1
             self.stats["renders"] += 1
@@ -116,12 +116,12 @@ class BrowserPool:
         if not self._idle.empty():
             return self._idle.get_nowait()
         if self._pending >= self.settings.max_pending:
-            raise PoolUnavailable(f"render queue is full ({self._pending} waiting)")
+            raise BrowsersUnavailable(f"render queue is full ({self._pending} waiting)")
         self._pending += 1
         try:
             return await asyncio.wait_for(self._idle.get(), timeout=self.settings.queue_timeout_s)
         except asyncio.TimeoutError:
-            raise PoolUnavailable(f"no browser free within {self.settings.queue_timeout_s:.0f} s") from None
+            raise BrowsersUnavailable(f"no browser free within {self.settings.queue_timeout_s:.0f} s") from None
         finally:
             self._pending -= 1
 

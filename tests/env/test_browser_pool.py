@@ -4,7 +4,7 @@ import pytest
 
 from tests.conftest import sketch
 from watercolour_env.render import chromium
-from watercolour_env.render.pool import BrowserPool
+from watercolour_env.render.browser_pool import BrowserPool
 from watercolour_env.render.renderer import Renderer
 
 
@@ -13,7 +13,7 @@ async def test_browsers_are_replaced_after_n_renders(settings, rules):
     await renderer.start()
     try:
         results = [await renderer.render(sketch("two-washes.js"), seed=seed) for seed in (1, 2, 3)]
-        stats = dict(renderer.pool.stats)
+        stats = dict(renderer.browsers.stats)
     finally:
         await renderer.close()
     assert [r.status for r in results] == ["passed"] * 3
