@@ -43,7 +43,7 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--revision", help="with --from-hub: a branch, tag or commit")
     parser.add_argument("--max-timeouts", type=float, default=0.05, help="share of render timeouts (and drops) allowed")
     parser.add_argument("--adapter-repo", help="the Hub model the weights were pushed to (checked instead of adapter/ or model/)")
-    parser.add_argument("--rollouts-repo", help="the Hub dataset the rollouts were pushed to (checked instead of rollouts/)")
+    parser.add_argument("--rollouts-repo", help="the Hub dataset the rollouts were pushed to (checked instead of film/)")
     parser.add_argument("--space", help="the scoring Space the run used (OWNER/NAME), to check it is paused")
 
 

@@ -1,6 +1,7 @@
 """`watercolour check-run`: the five post-run checks, each failing for its own reason."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -131,17 +132,15 @@ def test_the_weights_must_be_what_the_plan_trained(film_copy):
     assert f"{film_copy / 'model'} holds the model, but the plan trained the adapter" in checks["artifacts exist"]["evidence"]
 
 
-def test_an_exported_rollouts_dataset_must_hold_its_images(film_copy):
+def test_an_unpushed_runs_rollouts_are_the_films_records(film_copy):
     write_adapter(film_copy)
-    (film_copy / "rollouts" / "images").mkdir(parents=True)
-    (film_copy / "rollouts" / "images" / "0.png").write_bytes(
-        (film_copy / "film" / "step-000001" / "rollout-00.png").read_bytes()
-    )
-    rows = [{"file_name": "images/0.png", "reward": 0.5}, {"file_name": "images/1.png", "reward": 0.1}]
-    (film_copy / "rollouts" / "metadata.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     _, checks = check_run(film_copy)
-    assert checks["artifacts exist"]["status"] == "fail"
-    assert "rollouts dataset: 1 of 2 images missing, e.g. images/1.png" in checks["artifacts exist"]["evidence"]
+    assert checks["artifacts exist"]["status"] == "pass"
+    records = len(RunReader(film_copy).all_rollouts())
+    assert f"rollouts: {records} records in {film_copy / 'film'} (not pushed)" in checks["artifacts exist"]["evidence"]
+    shutil.rmtree(film_copy / "film")
+    _, checks = check_run(film_copy)
+    assert checks["artifacts exist"]["line"].startswith("missing or unreadable: the rollouts dataset")
 
 
 def test_a_run_that_used_a_space_must_name_it(film_copy):

@@ -2,12 +2,11 @@
 trained) and the rollouts dataset, on disk or on the Hub once pushed there, and code that opens for
 every painting.
 
-On disk the rollouts dataset is rollouts/ when it was exported; a run that neither exported
-nor pushed it keeps its rollouts only in the film, which then has to hold them."""
+On disk the rollouts are the film's records (docs/run-directory.md): the trainer builds the Hub dataset
+from them when it pushes, and writes no other copy."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from watercolour_shared.run_dir import FilmRollout, RunReader, WeightsKind, weights_kind
@@ -21,7 +20,7 @@ def artifacts(run: RunReader, rollouts: list[FilmRollout], hub, weights_repo: st
     plan = run.plan()
     expected = plan.saves if plan else None  # a run without a plan may have saved either
     weights = _hub_weights(hub, weights_repo, expected) if weights_repo else _local_weights(run, expected)
-    dataset = _hub_rollouts(hub, rollouts_repo) if rollouts_repo else _local_rollouts(run.root / "rollouts", rollouts)
+    dataset = _hub_rollouts(hub, rollouts_repo) if rollouts_repo else _film_rollouts(run, rollouts)
     found = {WHAT[expected]: weights, "the rollouts dataset": dataset, "every painting's code": _code_opens(rollouts)}
     problems = [name for name, (ok, _) in found.items() if not ok]
     line = f"missing or unreadable: {', '.join(problems)}" if problems else f"{WHAT[expected]}, {ALL_THERE}"
@@ -41,17 +40,10 @@ def _local_weights(run: RunReader, expected: WeightsKind | None) -> tuple[bool, 
     return True, f"{saved.kind}: {saved.folder}"
 
 
-def _local_rollouts(folder: Path, rollouts: list[FilmRollout]) -> tuple[bool, str]:
-    metadata = folder / "metadata.jsonl"
-    if not folder.exists():
-        return bool(rollouts), f"rollouts: {len(rollouts)} records in the film (not exported to {folder.name}/, not pushed)"
-    if not metadata.is_file():
-        return False, f"no rollouts dataset in {folder} (metadata.jsonl)"
-    rows = [json.loads(line) for line in metadata.read_text().splitlines() if line.strip()]
-    missing = [row.get("file_name") for row in rows if not (folder / str(row.get("file_name"))).is_file()]
-    if missing:
-        return False, f"rollouts dataset: {len(missing)} of {len(rows)} images missing, e.g. {missing[0]}"
-    return True, f"rollouts dataset: {len(rows)} rows in {folder}"
+def _film_rollouts(run: RunReader, rollouts: list[FilmRollout]) -> tuple[bool, str]:
+    if not rollouts:
+        return False, f"no rollout records in {run.film} (not pushed either)"
+    return True, f"rollouts: {len(rollouts)} records in {run.film} (not pushed)"
 
 
 def _hub_weights(hub, repo: str, expected: WeightsKind | None) -> tuple[bool, str]:
