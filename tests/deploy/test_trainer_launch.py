@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.deploy import dockerfile
 from watercolour_deploy.train_job import JOB_ROOT, JobPlan
@@ -66,7 +65,7 @@ def test_the_compose_trainer_and_the_job_run_the_same_recipe(recipe, launch, mon
     relative = recipe.relative_to(ROOT).as_posix()
     compose = parsed(launch(WATERCOLOUR_RECIPE=relative), monkeypatch)
     job = job_parsed(JobPlan(env_urls=["https://me-watercolour-env.hf.space"], recipe=relative, run_tag="t", out="me/o"))
-    for name in yaml.safe_load(recipe.read_text()):
+    for name in options.recipe_values(recipe):
         field = name.replace("-", "_")
         assert getattr(compose, field) == getattr(job, field), name
 

@@ -5,7 +5,6 @@ parser does not define."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from tests.conftest import ROOT
 from watercolour_shared.reward import PRESETS
@@ -22,7 +21,7 @@ def dest(name: str) -> str:
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda path: path.stem)
 def test_a_recipe_is_what_the_launch_script_runs(recipe):
     run = options.parse(["--recipe", str(recipe), *ENV])
-    for name, value in yaml.safe_load(recipe.read_text()).items():
+    for name, value in options.recipe_values(recipe).items():
         assert getattr(run, dest(name)) == pytest.approx(value), name
     assert run.mix == recipe.stem and run.recipe == recipe
 
@@ -36,6 +35,25 @@ def test_the_command_line_wins_over_the_recipe():
     run = options.parse([*ENV, "--steps", "3", "--recipe", str(recipe), "--no-bf16", "--mix", "hps-only"])
     assert (run.steps, run.bf16, run.mix) == (3, False, "hps-only")
     assert run.lora and run.model == "Qwen/Qwen3.5-35B-A3B"  # the rest is still the recipe's
+
+
+def test_a_recipe_extends_another_and_its_own_keys_win(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "common.yaml").write_text("model: m\nsteps: 10\nlora: true\n")
+    (tmp_path / "run.yaml").write_text("extends: base/common.yaml\nsteps: 3\n")
+    assert options.recipe_values(tmp_path / "run.yaml") == {"model": "m", "steps": 3, "lora": True}
+    # The project's recipes share their base: a key there reaches every run.
+    shared = options.recipe_values(ROOT / "trainer" / "recipes" / "base" / "qwen3.5-h200.yaml")
+    for recipe in RECIPES:
+        assert shared.items() <= options.recipe_values(recipe).items(), recipe.stem
+
+
+def test_a_recipe_that_extends_itself_back_is_refused(tmp_path, capsys):
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\nsteps: 1\n")
+    (tmp_path / "b.yaml").write_text("extends: a.yaml\nmodel: m\n")
+    with pytest.raises(SystemExit):
+        options.parse(["--recipe", str(tmp_path / "a.yaml"), *ENV])
+    assert "which extends it back" in capsys.readouterr().err
 
 
 def test_a_recipe_key_that_is_not_a_flag_is_refused_by_name(tmp_path, capsys):

@@ -1,9 +1,10 @@
 """The launch flags, the one place they are defined, and the recipe files that hold a run's flags.
 
 A recipe (trainer/recipes/*.yaml) maps flag names to values: `lr: 5.0e-5` is `--lr 5e-05`, `lora: true`
-is `--lora` and `bf16: false` is `--no-bf16`. `--recipe FILE` puts its flags before the command line's,
-so a flag given on the command line wins. The Jobs command (deploy/watercolour_deploy/train_job.py)
-passes `--recipe` with the same file.
+is `--lora` and `bf16: false` is `--no-bf16`. `extends: FILE` (relative to the recipe) takes another
+recipe's values first, so what several runs share is written once. `--recipe FILE` puts its flags before
+the command line's, so a flag given on the command line wins. The Jobs command
+(deploy/watercolour_deploy/train_job.py) passes `--recipe` with the same file.
 """
 
 from __future__ import annotations
@@ -98,12 +99,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 def recipe_flags(path: Path, p: argparse.ArgumentParser | None = None) -> list[str]:
     """A recipe file's flags as the command line spells them; a name that is not a launch flag is refused."""
-    recipe = yaml.safe_load(Path(path).read_text())
-    if not isinstance(recipe, dict):
-        raise ValueError("a recipe maps flag names to values")
     known = {flag for action in (p or parser())._actions for flag in action.option_strings}
     flags = []
-    for name, value in recipe.items():
+    for name, value in recipe_values(Path(path)).items():
         if value is None:
             raise ValueError(f"{name} has no value")
         flag = f"--{name}" if value is not False else f"--no-{name}"
@@ -113,6 +111,20 @@ def recipe_flags(path: Path, p: argparse.ArgumentParser | None = None) -> list[s
         for item in values:
             flags += [flag] if isinstance(item, bool) else [flag, str(item)]
     return flags
+
+
+def recipe_values(path: Path, extended_by: tuple[Path, ...] = ()) -> dict:
+    """The recipe's flag values by name: those of the file it extends, then its own, which win."""
+    recipe = yaml.safe_load(path.read_text())
+    if not isinstance(recipe, dict):
+        raise ValueError(f"{path}: a recipe maps flag names to values")
+    base = recipe.pop("extends", None)
+    if base is None:
+        return recipe
+    base_path = (path.parent / str(base)).resolve()
+    if base_path in (path.resolve(), *extended_by):
+        raise ValueError(f"{path}: extends {base}, which extends it back")
+    return {**recipe_values(base_path, (*extended_by, path.resolve())), **recipe}
 
 
 def mix_weights(options: argparse.Namespace) -> MixWeights:
