@@ -22,7 +22,8 @@
     hf jobs uv run --flavor h200 --timeout 48h --secrets HF_TOKEN --name my-run \
       -v ./shared:/opt/watercolour/shared -v ./trainer:/opt/watercolour/trainer -e WATERCOLOUR_SRC=/opt/watercolour \
       trainer/watercolour_grpo.py -- --env-url https://<you>-watercolour-env.hf.space \
-      --recipe /opt/watercolour/trainer/recipes/judge-led.yaml --run-tag my-run --out <you>/watercolour-grpo --push-to-hub
+      --recipe /opt/watercolour/trainer/recipes/judge-led.yaml --flavor h200 --run-tag my-run --out <you>/watercolour-grpo \
+      --push-to-hub
 
 The recipe file (trainer/recipes/judge-led.yaml) holds the run: model, mix, LoRA, sampling and optimisation
 flags; a flag given after it on the command line wins. `watercolour train-job --mix judge-led --dry-run`

@@ -49,7 +49,8 @@ class JobPlan:
     def trainer_args(self) -> list[str]:
         urls = [arg for url in self.env_urls for arg in ("--env-url", url)]
         names = ["--run-tag", self.run_tag, "--out", self.out, "--push-to-hub"]
-        return [*urls, "--recipe", in_job(self.recipe), *names, *self.extra]
+        # The trainer prices its plan by --flavor: the hardware the job asks for, not the trainer's default.
+        return [*urls, "--recipe", in_job(self.recipe), "--flavor", self.flavor, *names, *self.extra]
 
     def command(self, hf: str) -> list[str]:
         launch = ["--flavor", self.flavor, "--timeout", self.timeout, "--secrets", "HF_TOKEN", "--name", self.run_tag]

@@ -96,6 +96,15 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     assert spaces.repo(SCORER, "space").stage == "RUNNING"  # a dry run changes nothing
 
 
+def test_the_jobs_flavor_is_the_trainers(spaces, watercolour):
+    """The trainer prices its plan by --flavor, so the job passes on the hardware it asks for."""
+    code, out, err = watercolour("train-job", "--flavor", "a100-large", "--dry-run")
+    assert code == 0, err
+    command = printed_command(out)
+    assert command[command.index("--flavor") + 1] == "a100-large"
+    assert parsed(trainer_args(command)).flavor == "a100-large"
+
+
 def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
     code, out, _ = watercolour("train-job", "--mix", "judge-led", "--dry-run", "--", "--lr", "1e-5")
     assert code == 0
@@ -183,6 +192,7 @@ def test_durations_parse_and_a_recipe_must_travel_with_the_job():
     assert [timeout_hours(text) for text in ("48h", "90m", "2d", "7200", "30s")] == [48, 1.5, 48, 2, 30 / 3600]
     plan = JobPlan(env_urls=["a", "b"], recipe="trainer/recipes/hps-led.yaml", run_tag="t", out="o", flavor="some-new-flavour")
     assert plan.trainer_args()[:6] == ["--env-url", "a", "--env-url", "b", "--recipe", f"{JOB_ROOT}/trainer/recipes/hps-led.yaml"]
+    assert parsed(plan.trainer_args()).flavor == "some-new-flavour"  # the trainer prices the hardware the job runs on
     assert "price unknown" in plan.cost_note("a100-large")
     with pytest.raises(ValueError, match="not in a folder the job mounts"):
         JobPlan(env_urls=["a"], recipe="/home/me/recipe.yaml", run_tag="t", out="o").trainer_args()
