@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test lint bench bench-demo bench-scorer serve clean
+.PHONY: setup setup-scorer demo test stack-test lint bench bench-demo bench-scorer serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
@@ -41,6 +41,11 @@ test: setup setup-scorer
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q
+
+# The CPU profile as containers: builds the images, brings the stack up, runs tests/stack against it and
+# tears it down, leaving nothing behind (installs Docker, Compose and a local Debian base where missing).
+stack-test: setup
+	bash deploy/docker/stack-test.sh
 
 lint: setup
 	$(VENV)/bin/ruff check --fix .

@@ -21,7 +21,9 @@ import pytest
 import yaml
 
 from tests.deploy import dockerfile
+from tests.deploy.launch_script import defaults as launch_defaults
 from tests.deploy.variables import setting_variables
+from watercolour_demo.stack import JUDGE_TIER_MIX, REFERENCES
 from watercolour_env.settings import EnvSettings
 from watercolour_scorer.settings import ScorerSettings
 from watercolour_shared.cli import parser as watercolour_parser
@@ -30,8 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, dict] = COMPOSE["services"]
 TRAINER_LAUNCH = ROOT / "trainer" / "container-launch.sh"
-# Images whose command is a launch script that reads WATERCOLOUR_* variables, not a settings class.
-LAUNCH_SCRIPTS = {"trainer/Dockerfile": TRAINER_LAUNCH, "demo/Dockerfile": ROOT / "demo" / "container-launch.sh"}
+# Images (Dockerfile, build target) whose command is a launch script that reads WATERCOLOUR_* variables,
+# not a settings class: the trainer, and the demo stage of the environment's Dockerfile.
+LAUNCH_SCRIPTS = {
+    ("trainer/Dockerfile", None): TRAINER_LAUNCH,
+    ("services/env/Dockerfile", "demo"): ROOT / "demo" / "container-launch.sh",
+}
 # Read by huggingface_hub inside the services, not by our settings: the token for Hub downloads and pushes.
 LIBRARY_VARIABLES = {"HF_TOKEN"}
 SERVER_MODULES = {
@@ -41,14 +47,21 @@ SERVER_MODULES = {
 SETTINGS = {"services/env/Dockerfile": EnvSettings, "services/scorer/Dockerfile": ScorerSettings}
 
 
-def launch_variables(built: str) -> set[str]:
-    return set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", LAUNCH_SCRIPTS[built].read_text()))
+def launch_script(service: dict) -> Path | None:
+    return LAUNCH_SCRIPTS.get((service["build"]["dockerfile"], service["build"].get("target")))
+
+
+def serves(service: dict) -> type | None:
+    """The settings class of the server the service runs, None for a launch script's service."""
+    return None if launch_script(service) else SETTINGS.get(service["build"]["dockerfile"])
 
 
 def readers(service: dict) -> set[str]:
     """The variables the code running in `service` reads."""
-    built = service["build"]["dockerfile"]
-    return launch_variables(built) if built in LAUNCH_SCRIPTS else set(setting_variables(SETTINGS[built]))
+    script = launch_script(service)
+    if script:
+        return set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", script.read_text()))
+    return set(setting_variables(serves(service)))
 
 
 @cache
@@ -126,9 +139,9 @@ def test_every_example_setting_reaches_every_service_that_reads_it():
 def test_ports_and_health_paths_are_the_servers_own():
     for name, service in built_services().items():
         built = service["build"]["dockerfile"]
-        if built not in SETTINGS:
+        settings = serves(service)
+        if settings is None:
             continue
-        settings = SETTINGS[built]
         port = settings.model_fields["port"].default
         assert service["environment"][f"{settings.model_config['env_prefix']}PORT"] == str(port), name
         published = [int(entry.rsplit(":", 1)[1]) for entry in service.get("ports", [])] + [
@@ -143,9 +156,8 @@ def test_ports_and_health_paths_are_the_servers_own():
 def test_servers_in_containers_listen_beyond_loopback():
     """Outside a container a server listens on loopback unless asked (it has no authentication); each image asks."""
     for name, service in built_services().items():
-        built = service["build"]["dockerfile"]
-        if built in SETTINGS:
-            host = f"{SETTINGS[built].model_config['env_prefix']}HOST"
+        if serves(service):
+            host = f"{serves(service).model_config['env_prefix']}HOST"
             assert dockerfile.environment(image(service), service["build"].get("target"))[host] == "0.0.0.0", name
     assert EnvSettings.model_fields["host"].default == "127.0.0.1"
 
@@ -161,7 +173,7 @@ def test_a_renamed_setting_is_read_by_its_name_and_its_old_one(name, old_name, f
     fields = setting_variables(EnvSettings)
     assert fields[name] == fields[old_name] == field
     for service_name, service in built_services().items():
-        if service["build"]["dockerfile"] == "services/env/Dockerfile":
+        if serves(service) is EnvSettings:
             assert {name, old_name} <= set(service["environment"]), service_name
     for variable in (name, old_name):
         with monkeypatch.context() as patched:
@@ -182,7 +194,7 @@ def test_the_environments_call_a_scorer_of_their_own_profile():
 
 def test_the_trainer_reaches_every_environment_replica_through_the_service_name():
     trainer = SERVICES["trainer"]
-    urls = dockerfile.environment(image(trainer))["WATERCOLOUR_ENV_URLS"].split()
+    urls = launch_defaults(TRAINER_LAUNCH)["WATERCOLOUR_ENV_URLS"].split()
     assert example()["WATERCOLOUR_ENV_URLS"].split() == urls
     for url in map(urlsplit, urls):
         env = SERVICES[url.hostname]
@@ -251,7 +263,7 @@ def test_the_router_judge_environment_fails_fast_without_hf_token(tmp_path):
     routed = {
         name: service
         for name, service in built_services().items()
-        if service["build"]["dockerfile"] == "services/env/Dockerfile"
+        if serves(service) is EnvSettings
         and (service["environment"]["WATERCOLOUR_JUDGE"] or EnvSettings.model_fields["judge"].default) == "router"
     }
     assert set(routed) == {"env"}
@@ -298,14 +310,15 @@ def test_env_example_values_are_the_code_defaults(settings, monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["trainer", "demo"])
-def test_launch_script_example_values_are_the_image_defaults(name):
+def test_launch_script_example_values_are_its_defaults(name):
+    """The defaults live in the script: compose hands a variable .env leaves out to the container unset."""
     service = SERVICES[name]
-    defaults = dockerfile.environment(image(service))
-    # HF_HOME too is read, but it is where the image keeps the cache, not a setting for .env.
-    launch = {variable: value for variable, value in defaults.items() if variable in readers(service) - {"HF_HOME"}}
-    assert launch
-    for variable, value in launch.items():
+    defaults = launch_defaults(launch_script(service))
+    assert defaults
+    for variable, value in defaults.items():
         assert example()[variable] == value, variable
+        assert variable in service["environment"], variable
+    assert not set(defaults) & set(dockerfile.environment(image(service), service["build"].get("target")))
 
 
 def test_the_demo_trains_against_the_cpu_profiles_environment_built_on_its_image():
@@ -315,6 +328,11 @@ def test_the_demo_trains_against_the_cpu_profiles_environment_built_on_its_image
     assert set(env["profiles"]) == set(demo["profiles"]) == {"cpu"}
     assert url.port == EnvSettings.model_fields["port"].default
     assert demo["depends_on"] == {url.hostname: {"condition": "service_healthy"}}
-    # `FROM env` in demo/Dockerfile is the image compose builds for the environment service.
-    assert image(demo)[0].base == "env" and demo["build"]["additional_contexts"] == {"env": f"service:{url.hostname}"}
+    # The demo stage shares the environment's runtime (Chromium, the gate's dependencies) in the same file.
+    assert demo["build"]["dockerfile"] == env["build"]["dockerfile"]
+    demo_stages, env_stages = ([s.name for s in dockerfile.chain(image(x), x["build"]["target"])] for x in (demo, env))
+    assert demo_stages[:-1] == env_stages[:-1] and (demo_stages[-1], env_stages[-1]) == ("demo", "env")
     assert "/runs" in {volume.split(":")[1] for volume in demo["volumes"]}
+    # The demo asks for every bundled reference; the profile's environment draws them in the same tiers.
+    assert json.loads(env["environment"]["WATERCOLOUR_JUDGE_TIER_MIX"]) == JUDGE_TIER_MIX
+    assert int(env["environment"]["WATERCOLOUR_JUDGE_REFERENCES"]) == REFERENCES

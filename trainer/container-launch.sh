@@ -1,10 +1,14 @@
 #!/bin/sh
 # The trainer's command in its container: the recipe file WATERCOLOUR_RECIPE (its model and flags, as a
 # local run and a Hugging Face job read it), plus what only the container knows, from the WATERCOLOUR_*
-# variables that trainer/Dockerfile defaults and docker-compose.yml passes on from .env.
+# variables docker-compose.yml passes on from .env. Their defaults are here: compose passes a variable
+# .env does not set as unset, which would hide a default in the image.
 # WATERCOLOUR_ENV_URLS holds one or more URLs; a compose service name (http://env:8000) resolves to every
 # replica of `--scale env=N`, and the trainer spreads each group's rollouts over them.
 set -eu
+: "${WATERCOLOUR_ENV_URLS=http://env:8000}"
+: "${WATERCOLOUR_RECIPE=trainer/recipes/judge-led.yaml}"
+: "${WATERCOLOUR_RUN_TAG=compose-run}"
 set --
 for url in ${WATERCOLOUR_ENV_URLS:?}; do
   set -- "$@" --env-url "$url"

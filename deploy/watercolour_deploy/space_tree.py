@@ -22,12 +22,18 @@ class SpaceLayout:
     hardware: str
 
 
+# Every image's first layer (Python on Debian, an optional extra CA), shared by all Dockerfiles.
+BASE_LAYER = "deploy/docker/base-system.sh"
 LAYOUTS = {
     "env": SpaceLayout(
-        "env", "services/env/Dockerfile", "services/env/space/README.md", ("shared", "services/env"), "cpu-upgrade"
+        "env", "services/env/Dockerfile", "services/env/space/README.md", ("shared", "services/env", BASE_LAYER), "cpu-upgrade"
     ),
     "scorer": SpaceLayout(
-        "scorer", "services/scorer/Dockerfile", "services/scorer/space/README.md", ("shared", "services/scorer"), "a100-large"
+        "scorer",
+        "services/scorer/Dockerfile",
+        "services/scorer/space/README.md",
+        ("shared", "services/scorer", BASE_LAYER),
+        "a100-large",
     ),
 }
 
@@ -35,7 +41,11 @@ LAYOUTS = {
 def build_tree(layout: SpaceLayout, root: Path, dest: Path) -> Path:
     """Lay out the Space repository for `layout` from the checkout at `root` into the empty folder `dest`."""
     for path in layout.paths:
-        shutil.copytree(root / path, dest / path, ignore=shutil.ignore_patterns(*IGNORED))
+        if (root / path).is_file():
+            (dest / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / path, dest / path)
+        else:
+            shutil.copytree(root / path, dest / path, ignore=shutil.ignore_patterns(*IGNORED))
     shutil.copyfile(root / layout.dockerfile, dest / "Dockerfile")
     shutil.copyfile(root / layout.readme, dest / "README.md")
     return dest

@@ -16,6 +16,7 @@ from watercolour_shared.render_wire import (
     RenderResult,
 )
 from watercolour_shared.service_client import ServiceClient, ServiceRejected, ServiceUnavailable
+from watercolour_shared.timeouts import CLIENT_TIMEOUT_S
 
 
 class EnvUnavailable(ServiceUnavailable):
@@ -30,7 +31,7 @@ class EnvClient(ServiceClient):
     unavailable = EnvUnavailable
     rejected = EnvRejected
 
-    def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 600.0, retries: int = 2):
+    def __init__(self, base_url: str, token: str | None = None, timeout_s: float = CLIENT_TIMEOUT_S, retries: int = 2):
         super().__init__(base_url, token, timeout_s, retries)
 
     async def readiness(self) -> Readiness:

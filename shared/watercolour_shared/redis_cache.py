@@ -8,6 +8,9 @@ import logging
 import time
 
 import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -18,7 +21,15 @@ SOCKET_TIMEOUT_S = 0.5
 
 class RedisCache:
     def __init__(self, url: str, ttl_s: int):
-        self._client = redis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT_S, socket_connect_timeout=SOCKET_TIMEOUT_S)
+        # One immediate retry on a dropped connection: after Redis restarts, each pooled connection fails
+        # once ("closed by server") and a fresh one answers; without it the cache would switch itself off.
+        self._client = redis.Redis.from_url(
+            url,
+            socket_timeout=SOCKET_TIMEOUT_S,
+            socket_connect_timeout=SOCKET_TIMEOUT_S,
+            retry=Retry(NoBackoff(), retries=1),
+            retry_on_error=[RedisConnectionError],
+        )
         self._ttl_s = ttl_s
         self._down_until = 0.0
         self.stats = {"hits": 0, "misses": 0, "errors": 0}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,15 +17,30 @@ class Stage:
 
 
 def stages(path: Path) -> list[Stage]:
+    """The stages, each FROM's `${ARG}` replaced by the default an ARG before the first FROM gives it."""
     found: list[Stage] = []
+    defaults = from_arguments(path)
     for line in _logical_lines(path.read_text()):
         keyword, _, args = line.partition(" ")
         keyword, args = keyword.upper(), args.strip()
         if keyword == "FROM":
-            words = args.split()
+            words = [re.sub(r"\$\{(\w+)\}", lambda m: defaults[m[1]], word) for word in args.split()]
             found.append(Stage(words[2] if len(words) > 2 and words[1].upper() == "AS" else None, words[0]))
         elif found:  # an ARG before the first FROM only parameterises FROM lines
             found[-1].instructions.append((keyword, args))
+    return found
+
+
+def from_arguments(path: Path) -> dict[str, str]:
+    """The ARGs declared before the first FROM, with their defaults."""
+    found = {}
+    for line in _logical_lines(path.read_text()):
+        keyword, _, args = line.partition(" ")
+        if keyword.upper() == "FROM":
+            break
+        if keyword.upper() == "ARG" and "=" in args:
+            name, value = args.strip().split("=", 1)
+            found[name] = value
     return found
 
 

@@ -17,7 +17,6 @@ from watercolour_deploy.train_job import JOB_ROOT, JobPlan
 from watercolour_trainer import options
 
 ROOT = Path(__file__).resolve().parents[2]
-IMAGE_DEFAULTS = dockerfile.environment(dockerfile.stages(ROOT / "trainer" / "Dockerfile"))
 RECIPES = sorted((ROOT / "trainer" / "recipes").glob("*.yaml"))
 
 
@@ -28,8 +27,7 @@ def launch(tmp_path):
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
 
     def run(**variables: str) -> subprocess.CompletedProcess:
-        launch_variables = {key: value for key, value in IMAGE_DEFAULTS.items() if key.startswith("WATERCOLOUR_")}
-        env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", **launch_variables, **variables}
+        env = {"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", **variables}
         return subprocess.run(["sh", "trainer/container-launch.sh"], cwd=ROOT, env=env, capture_output=True, text=True)
 
     return run

@@ -23,6 +23,16 @@ async def test_a_repeat_render_is_a_cache_hit(services):
     assert services.renderer.browsers.stats["renders"] == renders_before + 1
 
 
+async def test_identical_renders_in_flight_are_drawn_once(services):
+    seed = fresh_seed()
+    renders_before = services.renderer.browsers.stats["renders"]
+    results = await asyncio.gather(*(services.pipeline.run(sketch("two-washes.js"), seed) for _ in range(6)))
+    assert services.renderer.browsers.stats["renders"] == renders_before + 1
+    assert {result.status for result in results} == {"passed"}
+    assert len({result.png_base64 for result in results}) == 1
+    assert len({id(result) for result in results}) == 6  # every caller owns its answer
+
+
 async def test_changed_code_misses_the_cache(services):
     seed = fresh_seed()
     await services.pipeline.run(sketch("two-washes.js"), seed)

@@ -1,7 +1,8 @@
 """Rollouts fan out over every environment replica; a replica that fails costs its rollouts, never a 0.
 
 `docker compose up --scale env=N` puts N replicas behind one service name: a name that resolves
-to several addresses becomes one replica per address.
+to several addresses becomes one replica per address. A replica that gave no answer is left out of
+the next groups for a while, so one dead container costs one group's share, not every group's.
 """
 
 from __future__ import annotations
@@ -9,12 +10,17 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
+from watercolour_shared.timeouts import CLIENT_TIMEOUT_S
+
+# How long a replica that gave no answer sits out before it is offered rollouts again.
+REPLICA_RETRY_S = 60.0
 
 
 @dataclass
@@ -55,27 +61,35 @@ def _is_ip(host: str) -> bool:
 
 
 class EnvReplicas:
-    def __init__(self, urls: list[str], token: str | None = None, timeout_s: float = 900.0):
+    def __init__(self, urls: list[str], token: str | None = None, timeout_s: float = CLIENT_TIMEOUT_S):
         self.urls = urls
         self.clients = [EnvClient(url, token, timeout_s=timeout_s) for url in urls]
+        self._resting_until = [0.0] * len(urls)
+
+    def live(self) -> list[int]:
+        """The replicas offered rollouts now: those not resting after a failure (all, if every one is)."""
+        now = time.monotonic()
+        awake = [index for index, until in enumerate(self._resting_until) if until <= now]
+        return awake or list(range(len(self.urls)))
 
     async def evaluate(self, replies: list[str], seed: int, options: EpisodeOptions) -> list[Outcome]:
-        """One contiguous share of the replies per replica, all at once; results keep the replies' order.
-        The seed picks the judge's references, so every share faces the same ones."""
-        shares = _split(len(replies), len(self.clients))
-        calls = [
-            self._share(url, client, replies[start:stop], seed, options)
-            for url, client, (start, stop) in zip(self.urls, self.clients, shares, strict=True)
-        ]
+        """One contiguous share of the replies per live replica, all at once; results keep the replies'
+        order. The seed picks the judge's references, so every share faces the same ones."""
+        live = self.live()
+        shares = zip(live, _split(len(replies), len(live)), strict=True)
+        calls = [self._share(index, replies[start:stop], seed, options) for index, (start, stop) in shares]
         return [outcome for share in await asyncio.gather(*calls) for outcome in share]
 
-    async def _share(self, url: str, client: EnvClient, replies: list[str], seed: int, options: EpisodeOptions) -> list[Outcome]:
+    async def _share(self, index: int, replies: list[str], seed: int, options: EpisodeOptions) -> list[Outcome]:
         if not replies:
             return []
         try:
-            evaluations = await client.evaluate(replies, seed=seed, options=options, include_png=True)
-        except (ServiceUnavailable, ServiceRejected) as error:
-            return [Outcome(None, f"{url}: {error}") for _ in replies]
+            evaluations = await self.clients[index].evaluate(replies, seed=seed, options=options, include_png=True)
+        except ServiceUnavailable as error:
+            self._resting_until[index] = time.monotonic() + REPLICA_RETRY_S
+            return [Outcome(None, f"{self.urls[index]}: {error}") for _ in replies]
+        except ServiceRejected as error:
+            return [Outcome(None, f"{self.urls[index]}: {error}") for _ in replies]
         return [Outcome(evaluation) for evaluation in evaluations]
 
     async def close(self) -> None:

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages the environment needs at run time: Chromium (Playwright drives
 # Debian's build; Playwright's own browser download is never used) and Node.js
-# with npm for the p5/p5.brush assets. Used by `make setup`, CI and the Dockerfile.
+# with npm for the p5/p5.brush assets; libatomic1 for the Node.js that Playwright bundles.
+# Used by `make setup`, CI and the Dockerfile.
 # libvulkan1 and libegl1 are the loaders Chromium opens for WATERCOLOUR_CHROMIUM_GL=gpu-vulkan / gpu-egl;
 # the GPU driver's own libraries come from the host (the NVIDIA container runtime mounts them).
 set -euo pipefail
-packages=(chromium fonts-dejavu-core libegl1 libvulkan1 nodejs npm)
+packages=(chromium fonts-dejavu-core libatomic1 libegl1 libvulkan1 nodejs npm)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

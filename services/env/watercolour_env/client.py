@@ -5,7 +5,8 @@
         result = await env.step(WatercolourAction(reply=completion))
         result.reward, result.observation.breakdown
 
-It imports the wire models only, never server code.
+It imports the wire models only, never server code. A step waits as long as the environment may take
+to answer it (queued behind other sessions' renders, drawn, judged, scored), not OpenEnv's default 60 s.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ from openenv.core import EnvClient
 from openenv.core.client_types import StepResult
 
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
+from watercolour_shared.timeouts import CLIENT_TIMEOUT_S
 
 
 class WatercolourEnv(EnvClient[WatercolourAction, WatercolourObservation, WatercolourState]):
+    def __init__(self, base_url: str | None = None, message_timeout_s: float = CLIENT_TIMEOUT_S, **options):
+        super().__init__(base_url, message_timeout_s=message_timeout_s, **options)
+
     def _step_payload(self, action: WatercolourAction) -> dict:
         return action.model_dump(mode="json", exclude={"metadata"})
 

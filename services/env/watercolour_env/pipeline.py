@@ -1,9 +1,11 @@
 """One reply through the whole environment: extract -> static gate -> cache -> render.
 
 Static violations end the pipeline before any browser is used; rendered
-results are cached by everything that can change them. Infrastructure
-failures come back as `unavailable`; they, and verdicts that depend on how
-loaded the machine was (a timeout, the memory watchdog), are never cached.
+results are cached by everything that can change them. Identical renders in
+flight are drawn once: later requests wait for the first instead of queueing
+a copy (a GRPO group often repeats a sketch). Infrastructure failures come
+back as `unavailable`; they, and verdicts that depend on how loaded the
+machine was (a timeout, the memory watchdog), are never cached.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class RenderPipeline:
         self.cache = cache
         self.rules = rules
         self.max_code_chars = max_code_chars
+        self._in_flight: dict[str, asyncio.Future[RenderResult]] = {}
 
     def gate(self, reply: str) -> tuple[str | None, list[Violation]]:
         """The static half of the gate: no browser involved. Up to a second of CPU on the largest input."""
@@ -53,11 +56,24 @@ class RenderPipeline:
             elapsed_ms = (time.perf_counter() - started) * 1000
             timings = Timings(gate_ms=gate_ms, total_ms=elapsed_ms)
             return RenderResult.model_validate_json(raw).model_copy(update={"code": code, "timings": timings, "cached": True})
+        result = await self._render_once(key, code, seed)
+        result.code = code
+        result.timings.gate_ms = gate_ms
+        return result
+
+    async def _render_once(self, key: str, code: str, seed: int) -> RenderResult:
+        """Each caller gets its own copy; the render goes on if the caller that started it goes away."""
+        drawing = self._in_flight.get(key)
+        if drawing is None:
+            drawing = asyncio.ensure_future(self._render_and_cache(key, code, seed))
+            self._in_flight[key] = drawing
+            drawing.add_done_callback(lambda _: self._in_flight.pop(key, None))
+        return (await asyncio.shield(drawing)).model_copy(deep=True)
+
+    async def _render_and_cache(self, key: str, code: str, seed: int) -> RenderResult:
         result = await self.renderer.render(code, seed)
         if self.cache and _deterministic(result):
             await self.cache.put(key, result.model_dump_json())
-        result.code = code
-        result.timings.gate_ms = gate_ms
         return result
 
 

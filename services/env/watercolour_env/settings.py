@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.reward import MIX_TERMS, MixWeights, preset
+from watercolour_shared.timeouts import QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
 
@@ -31,10 +32,9 @@ class EnvSettings(BaseSettings):
         False, description="start even where no namespace can be made (requests stay blocked by routing alone)"
     )
     recycle_after: int = Field(50, ge=1, description="renders before a browser is replaced")
-    # Twice the slowest honest sketch measured on 2 cores with every browser busy (27.9 s; docs/sandbox.md).
-    render_deadline_s: float = Field(60.0, gt=0, description="hard limit on one sketch's load + draw")
+    render_deadline_s: float = Field(RENDER_DEADLINE_S, gt=0, description="hard limit on one sketch's load + draw")
     memory_limit_mb: int = Field(1024, ge=64, description="how far one render may grow its browser's memory")
-    queue_timeout_s: float = Field(600.0, gt=0, description="wait for a free browser before answering unavailable")
+    queue_timeout_s: float = Field(QUEUE_TIMEOUT_S, gt=0, description="wait for a free browser before answering unavailable")
     max_pending: int = Field(512, ge=1, description="renders queued beyond this are refused as unavailable")
     max_code_chars: int = Field(200_000, ge=1000, description="longer code fails the gate as oversized")
     canvas_size: int = 600
@@ -44,7 +44,7 @@ class EnvSettings(BaseSettings):
     # The HPSv3 term: the scoring service (services/scorer), unset = not configured.
     scorer_url: str | None = Field(None, description="e.g. http://localhost:8001")
     scorer_token: str | None = Field(None, description="the scorer's bearer token, when it needs one")
-    scorer_timeout_s: float = Field(120.0, gt=0)
+    scorer_timeout_s: float = Field(SCORER_TIMEOUT_S, gt=0)
     hps_prompt: str = Field("a loose watercolour flower", description="the recipe scored every image with this prompt")
     # The judge term: a VLM through an OpenAI-compatible endpoint, the offline stand-in, or off.
     judge: Literal["router", "offline", "off"] = Field("router", description="router = any chat-completions endpoint")

@@ -11,6 +11,7 @@ from watercolour_shared.chat_client import ChatClient
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.judge.verdict import RESPONSE_FORMAT, Verdict, parse_verdict
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
+from watercolour_shared.timeouts import JUDGE_TIMEOUT_S
 
 PROMPT_FILE = Path(__file__).with_name("prompt.txt")
 
@@ -33,7 +34,7 @@ class ChatJudge(ChatClient):
         token: str | None = None,
         model: str = DEFAULT_MODEL,
         max_concurrency: int = 16,
-        timeout_s: float = 120.0,
+        timeout_s: float = JUDGE_TIMEOUT_S,
         retries: int = 4,
     ):
         super().__init__(base_url, token, timeout_s, retries)
