@@ -1,5 +1,6 @@
 """A real two-step GRPO run of a tiny policy against the real environment (offline judge, heuristic
-scorer) through real HTTP, with a second replica that fails every batch: its rollouts are dropped."""
+scorer) through real HTTP, with a second replica that fails every batch: its share of step 1 is
+dropped, and it sits out step 2, which the live replica scores whole."""
 
 from __future__ import annotations
 
@@ -50,11 +51,15 @@ def test_the_failing_replica_drops_its_share_and_the_live_one_scores(trained):
         assert "503" in record.dropped_reason or "replica going down" in record.dropped_reason
 
 
+def test_the_failing_replica_sits_out_the_next_step(trained):
+    assert all(isinstance(rollout.record.reward, float) for rollout in trained.rollouts(2))
+
+
 def test_metrics_are_written_per_step(trained):
     lines = [json.loads(line) for line in trained.metrics_path.read_text().splitlines()]
     assert [m["step"] for m in lines] == [1, 2]
+    assert [(metrics.rollouts, metrics.dropped) for metrics in trained.metrics()] == [(4, 2), (4, 0)]
     for metrics in trained.metrics():
-        assert metrics.rollouts == 4 and metrics.dropped == 2
         assert metrics.reward_mean is not None and 0.0 <= metrics.gate_pass_rate <= 1.0
         assert metrics.timings.generation_s > 0 and metrics.timings.training_s > 0
 
