@@ -1,9 +1,12 @@
-"""How long each part waits, in one place: the environment's own bounds on a request, and the clients'
-waits derived from them, so a client never gives up on an answer the environment is still bound to send.
+"""How long each part waits, in one place: the environment's own limits on a request, and the clients'
+waits derived from them.
 
-An environment answers a render within the queue wait plus the render deadline; a reward also waits on
-the judge and the scorer, each bounded by its own client timeout. Whatever exceeds these bounds comes
-back `unavailable`, never as a dropped connection.
+A render is answered within the queue wait plus the render deadline: past that it comes back
+`unavailable`. A reward also waits on the judge and the scorer. Their per-call timeouts are here, but
+their retries and a large group's many judge calls can take longer than one call's timeout, so the
+clients' wait adds one such timeout and a margin, not a proof: a judge or scorer slower than that (a
+struggling provider) can still outlast a client, whose rollouts then come back unavailable (dropped,
+never a 0).
 """
 
 from __future__ import annotations
@@ -14,7 +17,5 @@ QUEUE_TIMEOUT_S = 600.0  # waiting for a free browser, before the render is answ
 SCORER_TIMEOUT_S = 120.0
 JUDGE_TIMEOUT_S = 120.0
 
-# One reward, at worst: queued, drawn, then judged and scored (the judge and the scorer run side by side).
-REWARD_BOUND_S = QUEUE_TIMEOUT_S + RENDER_DEADLINE_S + max(SCORER_TIMEOUT_S, JUDGE_TIMEOUT_S)
-# Clients wait that long and a margin for the wire, so the environment's own answer always arrives first.
-CLIENT_TIMEOUT_S = REWARD_BOUND_S + 60.0
+# A reward queued, drawn, then judged and scored side by side (one call each), and a margin for the wire.
+CLIENT_TIMEOUT_S = QUEUE_TIMEOUT_S + RENDER_DEADLINE_S + max(SCORER_TIMEOUT_S, JUDGE_TIMEOUT_S) + 60.0

@@ -5,8 +5,8 @@
         result = await env.step(WatercolourAction(reply=completion))
         result.reward, result.observation.breakdown
 
-It imports the wire models only, never server code. A step waits as long as the environment may take
-to answer it (queued behind other sessions' renders, drawn, judged, scored), not OpenEnv's default 60 s.
+It imports the wire models only, never server code. A step waits for a render queued behind other
+sessions', drawn, judged and scored (watercolour_shared.timeouts), not OpenEnv's default 60 s.
 """
 
 from __future__ import annotations
