@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test stack-test lint bench bench-demo bench-scorer serve clean
+.PHONY: setup setup-scorer demo test stack-test lint bench bench-demo bench-scorer bench-stack serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
@@ -57,6 +57,10 @@ bench: setup
 # make demo twice, from an empty warm-start cache and then cached, against its targets (~25 min on 2 cores).
 bench-demo: setup
 	$(PY) bench/demo_bench.py
+
+# The container stack: set-up, a cold build, up to healthy, each stack test, sizes (~15 min on 2 cores).
+bench-stack: setup
+	$(PY) bench/stack_bench.py
 
 # The scorer on a random-weight HPSv3: SIZE=7b DEVICE=cuda on a GPU host.
 bench-scorer: setup-scorer

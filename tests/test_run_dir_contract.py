@@ -41,23 +41,32 @@ REPLIES = ["```js\nfunction setup() {}\n```", "lost", "I cannot.", "No."]
 
 
 class ScriptedReplicas:
+    """Each reply's scripted outcome; it keeps which subject each call was rendered for."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, list[str]]] = []
+
     async def evaluate(self, replies, seed, options):
-        return OUTCOMES
+        self.calls.append((options.subject, replies))
+        return [OUTCOMES[REPLIES.index(reply)] for reply in replies]
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> RunReader:
     """One step through the trainer's own reward function and step monitor."""
     run = RunWriter(tmp_path_factory.mktemp("run"))
-    run.write_plan({"model": "tiny", "subject": "a rose", "weights": WEIGHTS, "lora": None, "push_to": None})
+    run.write_plan({"model": "tiny", "subjects": ["a rose"], "weights": WEIGHTS, "lora": None, "push_to": None})
     clock = StepClock()
-    reward = EnvReward(ScriptedReplicas(), EpisodeOptions(subject="a rose"), run, clock, seed=3)
+    replicas = ScriptedReplicas()
+    reward = EnvReward(replicas, EpisodeOptions(subject="a rose"), run, clock, seed=3)
     prompts = [[{"role": "user", "content": "Paint a rose in loose watercolour."}]] * 4
     state = SimpleNamespace(global_step=0, is_world_process_zero=True)
     monitor = StepMonitor(run, clock)
     monitor.on_step_begin(None, state, None)
-    rewards = asyncio.run(reward(prompts, REPLIES, state, episode_id=[0, 0, 1, 1]))
+    subjects = ["a rose", "a rose", "a tulip", "a tulip"]
+    rewards = asyncio.run(reward(prompts, REPLIES, state, episode_id=[0, 0, 1, 1], subject=subjects))
     assert rewards == [0.61, None, 0.0, 0.0]
+    assert sorted(replicas.calls) == [("a rose", REPLIES[:2]), ("a tulip", REPLIES[2:])]  # each group its own subject
     state.global_step = 1
     monitor.on_step_end(None, state, None)
     return RunReader(run.root)

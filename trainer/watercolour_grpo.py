@@ -45,8 +45,6 @@ for _package in ("shared", "trainer"):
     if os.environ.get("WATERCOLOUR_SRC"):
         sys.path.insert(0, os.path.join(os.environ["WATERCOLOUR_SRC"], _package))
 
-from watercolour_shared.prompts import chat_messages  # noqa: E402
-from watercolour_shared.render_wire import EpisodeOptions  # noqa: E402
 from watercolour_shared.run_dir import RunWriter  # noqa: E402
 from watercolour_trainer import options as launch_options  # noqa: E402
 from watercolour_trainer.plan import build_plan, describe  # noqa: E402
@@ -77,15 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     # torch and TRL take seconds to import: only a run that trains pays for them.
-    from datasets import Dataset
     from transformers.trainer_utils import get_last_checkpoint
-    from trl import GRPOTrainer
 
-    from watercolour_trainer.grpo_config import grpo_config
-    from watercolour_trainer.lora import PartialLoraError, coverage, decoder_layer_count, lora_config
+    from watercolour_trainer.grpo_trainer import build_trainer
+    from watercolour_trainer.lora import PartialLoraError, coverage, decoder_layer_count
     from watercolour_trainer.model_loading import load_policy, load_tokenizer
-    from watercolour_trainer.monitoring import StepMonitor
-    from watercolour_trainer.rewards import EnvReward, StepClock
 
     # 3. The run directory; a resumed run forgets the steps after its checkpoint and plays them again.
     checkpoint = None
@@ -98,29 +92,13 @@ def main(argv: list[str] | None = None) -> int:
         log.info("resuming from %s", checkpoint)
     run.write_plan(plan)
 
-    # 4. The policy, in an explicit dtype, and one prompt per episode (the episode id groups the rollouts).
+    # 4. The policy, in an explicit dtype.
     model = load_policy(options.model, options.bf16)
     tokenizer = load_tokenizer(options.model)
-    prompts = [{"prompt": chat_messages(options.subject), "episode_id": i} for i in range(options.n_episodes)]
 
-    # 5. GRPO, rewarded by the environment replicas; each process scores its own share of every group.
-    trackio = _trackio(options.report_to)
-    clock = StepClock()
-    episode = EpisodeOptions(subject=options.subject, weights=weights, references=options.references)
+    # 5. GRPO, rewarded by the environment replicas: several prompts a step, each group with its own subject.
     replica_clients = EnvReplicas(replicas, os.environ.get("HF_TOKEN"), options.env_timeout)
-    reward = EnvReward(replica_clients, episode, run, clock, options.seed)
-    adapter = lora_config(options.all_linear, options.lora_targets, options.lora_r, options.lora_alpha) if options.lora else None
-    trainer = GRPOTrainer(
-        model=model,
-        reward_funcs=[reward],
-        args=grpo_config(options, run, trackio is not None),
-        train_dataset=Dataset.from_list(prompts),
-        processing_class=tokenizer,
-        peft_config=adapter,
-        callbacks=[StepMonitor(run, clock, trackio)],
-    )
-    reward.process_index = trainer.accelerator.process_index
-    reward.rollouts_per_process = options.per_device_batch_size * trainer.args.steps_per_generation
+    trainer = build_trainer(options, weights, run, model, tokenizer, replica_clients, _trackio(options.report_to))
 
     # 6. LoRA must reach every decoder layer unless the user accepts less.
     if options.lora:

@@ -9,16 +9,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 bash deploy/docker/engine.sh
 
-export COMPOSE_PROJECT_NAME="${COMPOSE_PROJECT_NAME:-watercolour-stack-test}"
-export COMPOSE_PROFILES=cpu
-# Compose builds with the engine's own BuildKit; Bake would need the buildx plugin.
-export COMPOSE_BAKE=false
-export WATERCOLOUR_BASE_IMAGE="${WATERCOLOUR_BASE_IMAGE:-watercolour-local/debian:bookworm-slim}"
-export WATERCOLOUR_REDIS_IMAGE="${WATERCOLOUR_REDIS_IMAGE:-watercolour-local/redis:bookworm}"
-# The host's CA bundle: trusted here, so trusted in the builds (a network that re-signs TLS).
-if [ -z "${WATERCOLOUR_EXTRA_CA_BUNDLE:-}" ] && [ -s /etc/ssl/certs/ca-certificates.crt ]; then
-  export WATERCOLOUR_EXTRA_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
-fi
+source deploy/docker/stack-env.sh
 # torch's CPU wheel from wherever this host's pip finds it (PyTorch's index may be out of reach).
 torch_version="$(sed -n 's/^ARG TORCH_VERSION=//p' services/env/Dockerfile)"
 ls deploy/docker/wheelhouse/torch-"$torch_version"+cpu-*.whl >/dev/null 2>&1 \
@@ -35,7 +26,18 @@ teardown() {
 }
 trap teardown EXIT
 
-timed() { local start=$SECONDS; "$@"; echo "stack-test: '$*' took $((SECONDS - start)) s"; }
-timed docker compose build --quiet
+# Each phase's seconds, printed and, when WATERCOLOUR_STACK_TIMINGS names a file, appended to it as JSON lines
+# (bench/stack_bench.py reads them; the tests add the time from `up` to all healthy).
+timed() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  echo "stack-test: $name took $((SECONDS - start)) s"
+  [ -z "${WATERCOLOUR_STACK_TIMINGS:-}" ] \
+    || echo "{\"phase\": \"$name\", \"seconds\": $((SECONDS - start))}" >>"$WATERCOLOUR_STACK_TIMINGS"
+}
+# WATERCOLOUR_STACK_BUILD_ARGS: e.g. --no-cache, for a cold build's time.
+# shellcheck disable=SC2086
+timed build docker compose build --quiet ${WATERCOLOUR_STACK_BUILD_ARGS:-}
 # The tests bring the stack up themselves (tests/stack/compose.py), timing it, and restore it after faults.
-WATERCOLOUR_STACK="$COMPOSE_PROJECT_NAME" timed "$root/.venv/bin/pytest" -q -s tests/stack "$@"
+WATERCOLOUR_STACK="$COMPOSE_PROJECT_NAME" timed tests "$root/.venv/bin/pytest" -q -s tests/stack "$@"

@@ -122,7 +122,8 @@ def test_metrics_for_every_step(demo_run):
     for row in rows:
         assert row["rollouts"] == 4 and row["dropped"] == 0
         assert 0.0 <= row["reward_mean"] <= 1.0 and 0.0 <= row["gate_pass_rate"] <= 1.0
-        assert set(row["timings"]) == {"generation_s", "render_s", "scoring_s", "training_s"}
+        assert set(row["timings"]) == {"generation_s", "render_s", "scoring_s", "training_s", "compile_s"}
+        assert row["timings"]["compile_s"] == 0 and row["compiled_graphs"] == 0  # no CUDA: generation is not compiled
 
 
 def test_the_film_holds_every_rollout_and_its_paintings_open(demo_run):

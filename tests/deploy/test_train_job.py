@@ -89,7 +89,8 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     assert run.lora and run.all_linear and run.bf16 and run.gradient_checkpointing
     assert (run.lr, run.lr_scheduler, run.warmup_steps, run.scale_rewards) == (5e-5, "constant_with_warmup", 5, "none")
     assert (run.top_p, run.top_k, run.num_generations, run.max_completion_length) == (0.95, 20, 8, 8192)
-    assert (run.subject, run.references, run.n_episodes) == ("a peach hibiscus", 4, 240)
+    assert (run.subject, run.prompts_per_step, run.references, run.n_episodes) == (["a peach hibiscus"], 1, 4, 240)
+    assert (run.per_device_batch_size, run.gradient_accumulation_steps) == (1, 8)  # computed: one group of 8 a step
 
     assert "$240.00 (48 h at $5.00/h)" in out and "$2.50/h" in out
     assert f"# afterwards: pause {SCORER}" in out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 
 import pytest
@@ -14,7 +16,11 @@ def stack():
     """The images are built (stack-test.sh); bringing them up to healthy is part of what is tested."""
     started = time.perf_counter()
     up()
-    print(f"\nstack-test: up to all healthy in {time.perf_counter() - started:.1f} s")
+    seconds = round(time.perf_counter() - started, 1)
+    print(f"\nstack-test: up to all healthy in {seconds} s")
+    if os.environ.get("WATERCOLOUR_STACK_TIMINGS"):  # set by bench/stack_bench.py
+        with open(os.environ["WATERCOLOUR_STACK_TIMINGS"], "a") as timings:
+            timings.write(json.dumps({"phase": "up to all healthy", "seconds": seconds}) + "\n")
 
 
 @pytest.fixture(scope="session")

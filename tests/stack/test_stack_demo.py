@@ -1,9 +1,9 @@
 """The CPU profile's `demo` service: a short GRPO run against env-cpu, in its container, whose run directory
 (in the `runs` volume) passes `watercolour check-run` as a user would run it on what they copied out.
 
-A few steps cannot show a reward trend whose whole 95% interval is above 0 (that takes the full demo and
-even then not always: demo/README.md), so the trend check must compute its slope, not pass; every other
-check must pass."""
+A few steps rarely show a reward trend whose whole 95% interval is above 0, and check-run leaves a slope
+whose interval spans 0 undecided (skipped) in a run this short; nothing may fail, and the slope must be
+computed over every step with no reward component flat at 0."""
 
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ def test_the_demo_service_trains_a_few_steps_and_its_run_passes_check_run(tmp_pa
     runs = runs_volume(tmp_path)
     assert len(runs) == 1, runs
     command = [Path(sys.executable).parent / "watercolour", "check-run", str(runs[0]), "--json"]
-    checks = {check["name"]: check for check in json.loads(subprocess.run(command, capture_output=True, check=False).stdout)}
-    failed = {name: check for name, check in checks.items() if check["status"] == "fail" and name != TREND}
-    assert not failed, failed
-    assert checks[TREND]["line"].startswith("slope") and "flat at 0" not in checks[TREND]["line"], checks[TREND]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    checks = {check["name"]: check for check in json.loads(done.stdout)}
+    assert done.returncode == 0 and all(check["status"] != "fail" for check in checks.values()), checks
+    trend = checks[TREND]
+    assert trend["status"] in ("pass", "skip") and trend["line"].startswith("slope"), trend
+    assert ", 3 steps)" in trend["line"] and "flat at 0" not in trend["line"], trend

@@ -22,7 +22,7 @@ TIMINGS = StepTimings(generation_s=1.0, render_s=1.0, scoring_s=1.0, training_s=
 def write_plan(run_dir: Path, **extra) -> None:
     plan = {
         "model": "Qwen/Qwen2.5-Coder-7B-Instruct",
-        "subject": SUBJECT,
+        "subjects": [SUBJECT],
         "weights": preset("judge-led"),
         "mix": "judge-led",
         "lora": {"targets": "all-linear", "r": 16, "alpha": 32},

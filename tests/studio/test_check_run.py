@@ -97,12 +97,36 @@ def test_a_flat_reward_and_a_component_flat_at_zero_fail(film_copy):
     assert "hps: 0.000 to 0.000 over 4 steps" in trend["evidence"]
 
 
+def with_means(run_dir, means):
+    """The run's metrics with these mean rewards, one step each, the first step's components kept."""
+    first = RunReader(run_dir).metrics()[0]
+    (run_dir / "metrics.jsonl").unlink()
+    for step, mean in enumerate(means, start=1):
+        RunWriter(run_dir).append_metrics(first.model_copy(update={"step": step, "reward_mean": mean}))
+
+
 def test_two_steps_are_too_few_for_a_trend(film_copy):
     lines = (film_copy / "metrics.jsonl").read_text().splitlines()
     (film_copy / "metrics.jsonl").write_text("\n".join(lines[:2]) + "\n")
     _, checks = check_run(film_copy)
-    assert checks["reward trends up"]["status"] == "fail"
+    assert checks["reward trends up"]["status"] == "skip"
     assert checks["reward trends up"]["line"].startswith("2 steps with a mean reward: too few")
+
+
+@pytest.mark.parametrize(
+    ("means", "status"),
+    [
+        ([0.40, 0.55, 0.45], "skip"),  # interval across 0, 3 steps: too short to judge
+        ([0.70, 0.60, 0.50, 0.40], "fail"),  # a short run whose whole interval is below 0 went down
+        ([0.40, 0.55, 0.45, 0.50, 0.42, 0.56, 0.44, 0.51, 0.43, 0.52], "fail"),  # 10 steps, no trend: not learning
+    ],
+)
+def test_an_undecided_trend_is_skipped_only_in_a_short_run(film_copy, means, status):
+    write_adapter(film_copy)
+    with_means(film_copy, means)
+    code, checks = check_run(film_copy)
+    assert checks["reward trends up"]["status"] == status, checks["reward trends up"]
+    assert code == (1 if status == "fail" else 0)
 
 
 def test_a_painting_without_code_and_a_missing_adapter_fail(film_copy):

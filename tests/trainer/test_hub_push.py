@@ -46,7 +46,7 @@ def finished_run(tmp_path) -> RunWriter:
     (run.adapter / "adapter_config.json").write_text(json.dumps({"r": 16}))
     (run.adapter / "adapter_model.safetensors").write_bytes(b"weights")
     run.append_metrics(summarise(1, records, StepTimings(generation_s=1, render_s=1, scoring_s=1, training_s=1), "now"))
-    run.write_plan({"model": "tiny", "subject": "a rose", "weights": PRESETS["judge-led"], "lora": {"r": 16}, "push_to": None})
+    run.write_plan({"model": "tiny", "subjects": ["a rose"], "weights": PRESETS["judge-led"], "lora": {"r": 16}, "push_to": None})
     return run
 
 

@@ -34,6 +34,6 @@ def test_an_environment_that_does_not_answer_is_named(full_reward_env_url):
 def test_a_healthy_stack_prints_the_plan_and_its_cost(full_reward_env_url):
     finished = dry_run("--env-url", full_reward_env_url, "--mix", "hps-led", "--steps", "20", "--step-seconds", "360")
     assert finished.returncode == 0, finished.stderr
-    assert "20 steps x 8 rollouts over 1 environment replica(s)" in finished.stdout
+    assert "20 steps x 8 rollouts (1 prompt(s) x 8) over 1 environment replica(s)" in finished.stdout
     assert "about 2.0 h" in finished.stdout and "$10.00 trainer + $5.00 scorer Space" in finished.stdout
     assert '"judge": 0.3' in finished.stdout and '"hps": 0.6' in finished.stdout

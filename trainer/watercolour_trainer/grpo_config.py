@@ -7,9 +7,11 @@ import argparse
 from trl import GRPOConfig
 
 from watercolour_shared.run_dir import RunWriter
+from watercolour_trainer.options import compiled_generation
 
 
 def grpo_config(options: argparse.Namespace, run: RunWriter, use_trackio: bool) -> GRPOConfig:
+    forced = {"min_new_tokens": options.min_completion_length} if options.min_completion_length else None
     return GRPOConfig(
         output_dir=str(run.checkpoints),
         run_name=options.run_tag,
@@ -25,6 +27,9 @@ def grpo_config(options: argparse.Namespace, run: RunWriter, use_trackio: bool) 
         gradient_accumulation_steps=options.gradient_accumulation_steps,
         num_generations=options.num_generations,
         max_completion_length=options.max_completion_length,
+        generation_kwargs=forced,
+        # A static cache is what makes generation compilable; compiled_generation.enable() then lets it compile.
+        cache_implementation="static" if compiled_generation(options) else None,
         top_p=options.top_p,
         top_k=options.top_k,
         temperature=options.temperature,

@@ -9,11 +9,12 @@ from datetime import datetime, timezone
 from transformers import TrainerCallback
 
 from watercolour_shared.run_dir import RunWriter, StepMetrics, summarise
+from watercolour_trainer.compiled_generation import CompileCount
 from watercolour_trainer.rewards import StepClock
 
 log = logging.getLogger(__name__)
 # The numbers of a step that trackio charts, beside its components, violations and timings.
-CHARTED = ("reward_mean", "reward_std", "gate_pass_rate", "below_0_3", "all_equal_groups", "dropped")
+CHARTED = ("reward_mean", "reward_std", "gate_pass_rate", "below_0_3", "all_equal_groups", "dropped", "compiled_graphs")
 
 
 class StepMonitor(TrainerCallback):
@@ -24,9 +25,12 @@ class StepMonitor(TrainerCallback):
         self.run = run
         self.clock = clock
         self.trackio = trackio
+        self._compiled = CompileCount.now()
+        self._steps_seen = 0
 
     def on_step_begin(self, args, state, control, **kwargs):
         self.clock.step_began = time.perf_counter()
+        self._compiled = CompileCount.now()
 
     def on_step_end(self, args, state, control, **kwargs):
         if not state.is_world_process_zero:
@@ -34,8 +38,16 @@ class StepMonitor(TrainerCallback):
         step = state.global_step
         rollouts = [rollout.record for rollout in self.run.rollouts(step)]
         ended = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        metrics = summarise(step, rollouts, self.clock.split(time.perf_counter()), ended)
+        compiled = CompileCount.now().since(self._compiled)
+        timings = self.clock.split(time.perf_counter()).model_copy(update={"compile_s": compiled.seconds})
+        metrics = summarise(step, rollouts, timings, ended).model_copy(update={"compiled_graphs": compiled.graphs})
         self.run.append_metrics(metrics)
+        self._steps_seen += 1
+        if compiled.graphs and self._steps_seen > 1:
+            log.warning(
+                "step %d compiled %d graph(s) again (%.1f s): a shape changed (TORCH_LOGS=recompiles says which)",
+                step, compiled.graphs, compiled.seconds,
+            )  # fmt: skip
         if metrics.all_equal_groups:
             log.warning("step %d: %d group(s) with all-equal rewards: no gradient from them", step, metrics.all_equal_groups)
         if metrics.dropped:

@@ -10,6 +10,7 @@ the command line's, so a flag given on the command line wins. The Jobs command
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import yaml
 from watercolour_shared.reward import PRESETS, MixWeights, parse_weights, preset
 
 SCALE_REWARDS = ("none", "group", "batch")
+DEFAULT_SUBJECT = "a peach hibiscus"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -25,7 +27,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--recipe", type=Path, help="a YAML file of flags (trainer/recipes/); flags given here win over it")
     p.add_argument("--env-url", action="append", required=True, help="an environment; repeat it to spread rollouts")
     p.add_argument("--model", required=True, help="a Hub model id or a local folder")
-    p.add_argument("--subject", default="a peach hibiscus")
+    p.add_argument("--subject", action="append", help="what to paint; repeat it for several (default: a peach hibiscus)")
+    p.add_argument("--prompts-per-step", type=int, default=1, help="groups per step, each of its own episode (subjects in turn)")
     p.add_argument("--references", type=int, default=4, help="judge references per rollout")
     p.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help="the reward mix preset")
     p.add_argument("--weights", type=_weights, help="explicit weights gate,length,judge,hps (wins over --mix)")
@@ -52,8 +55,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--n-episodes", type=int, default=240, help="prompts in the training set")
     p.add_argument("--num-generations", type=int, default=8, help="rollouts per group")
     p.add_argument("--per-device-batch-size", type=int, default=1)
-    p.add_argument("--gradient-accumulation-steps", type=int, default=8)
+    p.add_argument(
+        "--gradient-accumulation-steps", type=int, help="default: a step's rollouts (prompts x generations) per process"
+    )
     p.add_argument("--max-completion-length", type=int, default=8192)
+    p.add_argument("--min-completion-length", type=int, default=0, help="force at least N new tokens (for measurements)")
+    p.add_argument(
+        "--compiled-generation",
+        action=switch,
+        help="generate with a static cache and torch.compile (default: on where CUDA is; --no-compiled-generation: off)",
+    )
     p.add_argument("--use-vllm", choices=("colocate", "server"), help="generate with vLLM (installed separately)")
     p.add_argument("--vllm-server-url", help="with --use-vllm server: where `trl vllm-serve` listens")
     # The run: where it writes, what it pushes, how it continues.
@@ -82,7 +93,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     recipe = _recipe_named(argv)
     if recipe:
         try:
-            argv = [*recipe_flags(recipe, p), *argv]
+            argv = [*_not_given(recipe_flags(recipe, p), argv, p), *argv]
         except (OSError, ValueError, yaml.YAMLError) as error:
             p.error(f"--recipe {recipe}: {error}")
     options = p.parse_args(argv)
@@ -94,7 +105,43 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--lora needs --all-linear or --lora-targets (say which layers train)")
     if options.use_vllm == "server" and not options.vllm_server_url:
         p.error("--use-vllm server needs --vllm-server-url")
+    options.subject = options.subject or [DEFAULT_SUBJECT]
+    try:
+        options.gradient_accumulation_steps = accumulation_steps(options, processes())
+    except ValueError as error:
+        p.error(str(error))
     return options
+
+
+def processes() -> int:
+    """How many training processes share a step: `accelerate launch` says so in WORLD_SIZE."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def accumulation_steps(options: argparse.Namespace, processes: int) -> int:
+    """TRL generates batch x accumulation x processes rollouts a step: that must be the step's groups x group size."""
+    rollouts = options.prompts_per_step * options.num_generations
+    per_micro_batch = options.per_device_batch_size * processes
+    if options.gradient_accumulation_steps is None:
+        if rollouts % per_micro_batch:
+            raise ValueError(f"a step's {rollouts} rollouts do not split into micro-batches of {per_micro_batch}")
+        return rollouts // per_micro_batch
+    if options.gradient_accumulation_steps * per_micro_batch != rollouts:
+        raise ValueError(
+            f"--gradient-accumulation-steps {options.gradient_accumulation_steps} x batch {options.per_device_batch_size} x "
+            f"{processes} process(es) is not a step's {rollouts} rollouts ({options.prompts_per_step} prompts x "
+            f"{options.num_generations} generations); leave it out to have it computed"
+        )
+    return options.gradient_accumulation_steps
+
+
+def compiled_generation(options: argparse.Namespace) -> bool:
+    """The static-cache, compiled path: on by default where CUDA is (the CPU compiles too slowly to gain)."""
+    if options.compiled_generation is not None:
+        return options.compiled_generation
+    import torch
+
+    return torch.cuda.is_available() and options.use_vllm is None
 
 
 def recipe_flags(path: Path, p: argparse.ArgumentParser | None = None) -> list[str]:
@@ -134,6 +181,21 @@ def mix_weights(options: argparse.Namespace) -> MixWeights:
 
 def run_directory(options: argparse.Namespace) -> Path:
     return options.run_dir or Path("runs") / options.run_tag
+
+
+def _not_given(flags: list[str], argv: list[str], p: argparse.ArgumentParser) -> list[str]:
+    """The recipe's flags less the repeatable ones the command line also gives: there, too, the command line wins."""
+    repeatable = {flag for action in p._actions if isinstance(action, argparse._AppendAction) for flag in action.option_strings}
+    overridden = repeatable & {arg.split("=", 1)[0] for arg in argv}
+    kept, skip = [], False
+    for index, flag in enumerate(flags):
+        if skip:
+            skip = False
+        elif flag in overridden:
+            skip = index + 1 < len(flags) and not flags[index + 1].startswith("--")
+        else:
+            kept.append(flag)
+    return kept
 
 
 def _recipe_named(argv: list[str]) -> Path | None:

@@ -22,7 +22,7 @@ def build_plan(
     gpu, scorer = hourly_cost(options.flavor), hourly_cost(options.scorer_hardware)
     return {
         "model": options.model,
-        "subject": options.subject,
+        "subjects": options.subject,
         "recipe": str(options.recipe) if options.recipe else None,
         "weights": weights.model_dump(),
         "mix": None if options.weights else options.mix,
@@ -30,7 +30,8 @@ def build_plan(
         "replicas": replicas,
         "terms": {url: {"configured": r.terms_configured, "reachable": r.terms_reachable} for url, r in readiness.items()},
         "steps": options.steps,
-        "rollouts": options.steps * options.num_generations,
+        "prompts_per_step": options.prompts_per_step,
+        "rollouts": options.steps * options.prompts_per_step * options.num_generations,
         "lora": _lora(options),
         "dtype": "bfloat16" if options.bf16 else "float32",
         "sampling": {"top_p": options.top_p, "top_k": options.top_k, "temperature": options.temperature},
@@ -43,6 +44,9 @@ def build_plan(
             "per_device_batch_size": options.per_device_batch_size,
             "gradient_accumulation_steps": options.gradient_accumulation_steps,
             "max_completion_length": options.max_completion_length,
+            "min_completion_length": options.min_completion_length,
+            # Decided when the policy loads (torch is not imported for a plan): on where CUDA is, unless told.
+            "compiled_generation": "on where CUDA is" if options.compiled_generation is None else options.compiled_generation,
         },
         "run_dir": str(run_dir),
         "push_to": options.out if options.push_to_hub else None,
@@ -65,14 +69,15 @@ def _lora(options: argparse.Namespace) -> dict | None:
 
 def describe(plan: dict) -> str:
     estimate = plan["estimate"]
+    prompts, group = plan["prompts_per_step"], plan["optimisation"]["num_generations"]
     cost = " + ".join(
         f"${estimate[key]:,.2f} {label}"
         for key, label in (("usd_trainer", "trainer"), ("usd_scorer_space", "scorer Space"))
         if estimate[key] is not None
     )
     head = (
-        f"{plan['model']} paints {plan['subject']!r}: {plan['steps']} steps x {plan['optimisation']['num_generations']} "
-        f"rollouts over {len(plan['replicas'])} environment replica(s)\n"
+        f"{plan['model']} paints {' / '.join(plan['subjects'])}: {plan['steps']} steps x {group * prompts} rollouts "
+        f"({prompts} prompt(s) x {group}) over {len(plan['replicas'])} environment replica(s)\n"
         f"about {estimate['hours']} h ({estimate['step_seconds']} s a step, from {estimate['step_seconds_source']})"
         f"{': ' + cost if cost else ''}\n"
     )

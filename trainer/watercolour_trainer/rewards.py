@@ -8,6 +8,7 @@ into the film as it is scored.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -70,23 +71,34 @@ class EnvReward:
         self.rollouts_per_process = 0
         self._written: dict[int, int] = {}
 
-    async def __call__(self, prompts, completions, trainer_state, episode_id, **_) -> list[float | None]:
+    async def __call__(self, prompts, completions, trainer_state, episode_id, subject, **_) -> list[float | None]:
         step = trainer_state.global_step + 1
         seed = step_seed(self.seed, step)
         replies = [completion_text(completion) for completion in completions]
-        groups = sorted(set(episode_id))
-        log.info("process %d scores %d rollouts of step %d (groups %s)", self.process_index, len(replies), step, groups)
+        # One call per group (its own subject), all in flight at once over every replica.
+        groups = {group: [i for i, g in enumerate(episode_id) if g == group] for group in dict.fromkeys(episode_id)}
+        log.info("process %d scores %d rollouts of step %d (groups %s)", self.process_index, len(replies), step, list(groups))
         self.clock.rewards_began = time.perf_counter()
-        outcomes = await self.replicas.evaluate(replies, seed, self.episode)
+        calls = [self._group(members, replies, subject, seed) for members in groups.values()]
+        answers = await asyncio.gather(*calls)
         self.clock.rewards_ended = time.perf_counter()
-        # When the group's last painting was done: a render's time waiting for a browser counts as render time.
+        by_index = {
+            i: outcome
+            for members, answer in zip(groups.values(), answers, strict=True)
+            for i, outcome in zip(members, answer, strict=True)
+        }
+        outcomes = [by_index[i] for i in range(len(replies))]
+        # When the step's last painting was done: a render's time waiting for a browser counts as render time.
         timings = [outcome.evaluation.render.timings for outcome in outcomes if outcome.evaluation]
         self.clock.renders_done_s = max((t.queue_ms + t.total_ms for t in timings), default=0.0) / 1000
-        prompt = _user_message(prompts[0]) if prompts else ""
         return [
-            self._keep(step, seed, prompt, reply, outcome, group)
-            for reply, outcome, group in zip(replies, outcomes, episode_id, strict=True)
+            self._keep(step, seed, _user_message(prompt), reply, outcome, group)
+            for prompt, reply, outcome, group in zip(prompts, replies, outcomes, episode_id, strict=True)
         ]
+
+    async def _group(self, members: list[int], replies: list[str], subjects: list[str], seed: int) -> list[Outcome]:
+        episode = self.episode.model_copy(update={"subject": subjects[members[0]]})
+        return await self.replicas.evaluate([replies[i] for i in members], seed, episode)
 
     def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> float | None:
         index = self.process_index * self.rollouts_per_process + self._written.get(step, 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from watercolour_shared.render_wire import Evaluation
 from watercolour_shared.reward import MIX_TERMS, MixWeights, Term, by_term
@@ -59,6 +59,7 @@ class StepTimings(BaseModel):
     render_s: float
     scoring_s: float
     training_s: float
+    compile_s: float = 0.0  # of generation_s: torch.compile building graphs (the first step; a later one recompiled)
 
 
 class StepMetrics(BaseModel):
@@ -75,6 +76,7 @@ class StepMetrics(BaseModel):
     below_0_3: int
     groups: int
     all_equal_groups: int
+    compiled_graphs: int = 0  # graphs torch.compile built in the step: after a process's first step, recompiles
     best: str | None  # the best painting's path in the run directory
     timings: StepTimings
     time: str  # when the step ended, ISO 8601 in UTC
@@ -87,10 +89,18 @@ class RunPlan(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     model: str
-    subject: str
+    subjects: list[str]
     weights: MixWeights
     lora: dict | None  # None: every weight trained
     push_to: str | None  # the Hub model repo; the rollouts go to PUSH_TO-rollouts
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_subject(cls, data):
+        """A run written before several subjects a step names its one `subject`."""
+        if isinstance(data, dict) and "subject" in data and "subjects" not in data:
+            data = {**data, "subjects": [data["subject"]]}
+        return data
 
     @property
     def saves(self) -> WeightsKind:

@@ -11,6 +11,8 @@ from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.trend import linear_trend
 
 FLAT = 1e-9  # a component this close to 0 at every step is flat at 0
+VERDICT_STEPS = 10  # a run this long whose slope interval spans 0 is not learning; a shorter one is undecided
+TREND = "reward trends up"
 
 
 def rendered(rollouts: list[FilmRollout], max_timeout_share: float) -> Check:
@@ -27,18 +29,29 @@ def rendered(rollouts: list[FilmRollout], max_timeout_share: float) -> Check:
 
 
 def reward_moves(metrics: list[StepMetrics]) -> Check:
-    """The mean reward trends up (its slope's whole 95% interval above 0) and no component is flat at 0."""
+    """The mean reward trends up (its slope's whole 95% interval above 0) and no component is flat at 0.
+
+    An interval across 0 fails a run of VERDICT_STEPS steps or more; a shorter run is skipped, since so
+    few steps cannot tell "not learning" from "too early to show". A component flat at 0 fails at any length.
+    """
     points = [(row.step, row.reward_mean) for row in metrics if row.reward_mean is not None]
     trend = linear_trend([float(x) for x, _ in points], [float(y) for _, y in points])
     flat = [name for name, values in _components(metrics).items() if all(abs(v or 0.0) < FLAT for v in values)]
     evidence = [_describe(name, values) for name, values in _components(metrics).items()]
+    flat_note = f"; flat at 0: {', '.join(flat)}" if flat else ""
+    short = len(points) < VERDICT_STEPS
     if trend is None:
-        return Check("reward trends up", "fail", f"{len(points)} steps with a mean reward: too few for a slope", evidence)
+        line = f"{len(points)} steps with a mean reward: too few for a slope{flat_note}"
+        return Check(TREND, "fail" if flat or not short else "skip", line, evidence)
     interval = f"95% interval {trend.low:+.4f} to {trend.high:+.4f}, {trend.points} steps"
-    slope = f"slope {trend.slope:+.4f} per step ± {trend.stderr:.4f} ({interval})"
-    ok = trend.low > 0 and not flat
-    line = slope + (f"; flat at 0: {', '.join(flat)}" if flat else "")
-    return Check("reward trends up", "pass" if ok else "fail", line, evidence)
+    line = f"slope {trend.slope:+.4f} per step ± {trend.stderr:.4f} ({interval}){flat_note}"
+    if flat:
+        return Check(TREND, "fail", line, evidence)
+    if trend.low > 0:
+        return Check(TREND, "pass", line, evidence)
+    if short and trend.high > 0:
+        return Check(TREND, "skip", f"{line}; under {VERDICT_STEPS} steps: too short to judge", evidence)
+    return Check(TREND, "fail", line, evidence)
 
 
 def groups_vary(rollouts: list[FilmRollout]) -> Check:
