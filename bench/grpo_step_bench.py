@@ -86,12 +86,13 @@ def main() -> None:
     parser.add_argument("--prompts-per-step", type=int, default=1)
     parser.add_argument("--per-device-batch-size", type=int, default=1)
     parser.add_argument("--compiled-generation", action=argparse.BooleanOptionalAction, help="default: on with CUDA")
+    parser.add_argument("--run-dir", type=Path, help="where the run's metrics.jsonl and film go (default: a temporary folder)")
     parser.add_argument("--out")
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
 
     url = serve_environment()
-    run_dir = Path(tempfile.mkdtemp(prefix="grpo-step-bench-"))
+    run_dir = args.run_dir or Path(tempfile.mkdtemp(prefix="grpo-step-bench-"))
     weights = ",".join(str(getattr(WEIGHTS, term)) for term in MIX_TERMS)
     subjects = [flag for subject in SUBJECTS[: args.prompts_per_step] for flag in ("--subject", subject)]
     compiled = [] if args.compiled_generation is None else [f"--{'' if args.compiled_generation else 'no-'}compiled-generation"]
