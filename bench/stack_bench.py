@@ -4,12 +4,15 @@ Measures the set-up a bare machine needs (engine, Compose, local base images: ne
 build of the CPU profile (`--no-cache`: every layer of our images rebuilt), the stack tests with their own
 time from `up` to all healthy and each test's time, a rebuild with nothing changed, and every image's size.
 About 15 minutes on a 2-core machine; it uses the same project name and teardown as `make stack-test`.
+`--gpu-images` instead builds the GPU profile's images (they cannot start without a GPU) and reports each
+one's build time, with the layers this machine already has, and its size.
 
-    python bench/stack_bench.py
+    python bench/stack_bench.py [--gpu-images]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -53,9 +56,8 @@ def test_times(junit: Path) -> dict[str, float]:
     return times
 
 
-def main() -> None:
-    report = {"what": "the CPU profile as containers (make stack-test), on this machine", "machine": platform.node()}
-    report["cores"] = os.cpu_count()
+def cpu_stack() -> dict:
+    report = {"what": "the CPU profile as containers (make stack-test), on this machine"}
     report["set_up_s"] = timed("bash deploy/docker/engine.sh")
     with tempfile.TemporaryDirectory() as scratch:
         timings, junit = Path(scratch) / "timings.jsonl", Path(scratch) / "junit.xml"
@@ -68,11 +70,32 @@ def main() -> None:
         report["tests"] = test_times(junit)
     report["rebuild_nothing_changed_s"] = timed(STACK_ENV + "docker compose build --quiet")
     report["image_gb"] = image_sizes()
+    return report
+
+
+def gpu_images() -> dict:
+    """Each GPU-profile service's image, built on its own (layers shared with the CPU profile's are reused)."""
+    report = {"what": "the GPU profile's images, built on this machine (no GPU: they are not started)"}
+    report["set_up_s"] = timed("bash deploy/docker/engine.sh")
+    gpu = STACK_ENV + "export COMPOSE_PROFILES=gpu && "
+    services = shell("export COMPOSE_PROFILES=gpu && docker compose config --services").split()
+    report["build_s"] = {service: timed(gpu + f"docker compose build --quiet {service}") for service in services}
+    images = shell("export COMPOSE_PROFILES=gpu && docker compose config --images").split()
+    report["image_gb"] = {name: round(int(shell(f"docker image inspect -f '{{{{.Size}}}}' {name}")) / 1e9, 2) for name in images}
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gpu-images", action="store_true", help="build and size the GPU profile's images instead")
+    args = parser.parse_args()
+    report = gpu_images() if args.gpu_images else cpu_stack()
+    report |= {"machine": platform.node(), "cores": os.cpu_count()}
     report["date"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     text = json.dumps(report, indent=2)
     print(text)
-    out = ROOT / "bench" / "results" / f"stack-{report['date'][:10]}.json"
-    out.write_text(text + "\n")
+    name = "stack-gpu-images" if args.gpu_images else "stack"
+    (ROOT / "bench" / "results" / f"{name}-{report['date'][:10]}.json").write_text(text + "\n")
 
 
 if __name__ == "__main__":

@@ -123,6 +123,20 @@ async def test_filters_by_reward_band_and_violation_survive_a_reload(page, galle
     await expect(page.locator("#paintings .card")).to_have_count(len(low))
 
 
+async def test_each_group_of_a_step_apart_with_its_prompt_and_mean(page, gallery, film):
+    await open_view(page, gallery, "steps?step=2", "#paintings .card")
+    rollouts = RunReader(film).rollouts(2)
+    second = [r for r in rollouts if r.record.group == 1]
+    rewards = [r.record.reward for r in second if r.record.reward is not None]
+    label = f"g1 · {second[0].record.prompt} · mean {sum(rewards) / len(rewards):.3f}"
+    assert label in await page.inner_text("#group")
+    await page.select_option("#group", "1")
+    await expect(page.locator("#paintings .card")).to_have_count(len(second))
+    assert await page.eval_on_selector_all("#paintings .card", "els => els.map(e => +e.dataset.index)") == [
+        r.record.index for r in second
+    ]
+
+
 async def test_keys_step_through_the_film(page, gallery):
     await open_view(page, gallery, "steps?step=2", "#paintings .card")
     await page.keyboard.press("]")

@@ -70,3 +70,42 @@ def test_parsing_only_fills_the_flags_the_parser_defines():
     assert set(vars(run)) == defined
     assert options.mix_weights(run).model_dump() == {"gate": 0.5, "length": 0.5, "judge": 0.0, "hps": 0.0}
     assert options.run_directory(run).as_posix() == "runs/watercolour-grpo"
+
+
+def test_subjects_given_on_the_command_line_replace_the_recipes():
+    recipe = ROOT / "trainer" / "recipes" / "judge-led.yaml"
+    assert options.parse(["--recipe", str(recipe), *ENV]).subject == ["a peach hibiscus"]
+    run = options.parse(["--recipe", str(recipe), *ENV, "--subject", "a rose", "--subject=a fern sprig"])
+    assert run.subject == ["a rose", "a fern sprig"]
+    assert options.parse([*ENV, "--model", "m"]).subject == [options.DEFAULT_SUBJECT]
+
+
+@pytest.mark.parametrize(
+    ("flags", "processes", "accumulation"),
+    [
+        ([], "1", 8),  # one group of 8, one rollout a micro-batch
+        (["--prompts-per-step", "4"], "1", 32),
+        (["--prompts-per-step", "4", "--per-device-batch-size", "4"], "1", 8),
+        (["--prompts-per-step", "4"], "2", 16),  # two processes share each step
+    ],
+)
+def test_accumulation_is_a_steps_rollouts_per_micro_batch(monkeypatch, flags, processes, accumulation):
+    monkeypatch.setenv("WORLD_SIZE", processes)
+    run = options.parse(["--recipe", str(RECIPES[0]), *ENV, *flags])
+    assert run.gradient_accumulation_steps == accumulation
+
+
+def test_accumulation_given_by_hand_must_agree_with_the_step(capsys):
+    with pytest.raises(SystemExit):
+        options.parse(["--recipe", str(RECIPES[0]), *ENV, "--prompts-per-step", "2", "--gradient-accumulation-steps", "8"])
+    assert "is not a step's 16 rollouts (2 prompts x 8 generations)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        options.parse(["--recipe", str(RECIPES[0]), *ENV, "--num-generations", "6", "--per-device-batch-size", "4"])
+    assert "a step's 6 rollouts do not split into micro-batches of 4" in capsys.readouterr().err
+
+
+def test_compiled_generation_is_on_only_where_cuda_is_unless_told():
+    recipe = ["--recipe", str(RECIPES[0]), *ENV]
+    assert options.compiled_generation(options.parse(recipe)) is False  # this machine has no CUDA
+    assert options.compiled_generation(options.parse([*recipe, "--compiled-generation"])) is True
+    assert options.compiled_generation(options.parse([*recipe, "--no-compiled-generation"])) is False

@@ -44,10 +44,15 @@ def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None
 
     @app.get("/api/steps/{step}")
     def step_page(
-        step: int, band: str | None = None, violation: str | None = None, offset: int = 0, limit: int = Query(24, le=PAGE_LIMIT)
+        step: int,
+        band: str | None = None,
+        violation: str | None = None,
+        group: int | None = None,
+        offset: int = 0,
+        limit: int = Query(24, le=PAGE_LIMIT),
     ):
         rollouts = run.rollouts(step)
-        matched = [r for r in rollouts if matches(r, band, violation)]
+        matched = [r for r in rollouts if matches(r, band, violation, group)]
         items = [card(r) for r in matched[offset : offset + limit]]
         return {"step": step, "total": len(rollouts), "matched": len(matched), "offset": offset, "limit": limit, "items": items}
 
@@ -102,4 +107,18 @@ def _step_summary(step: int, rollouts: list[FilmRollout]) -> dict:
         "mean": sum(rewards) / len(rewards) if rewards else None,
         "median": card(middle) if middle else None,
         "violations": Counter(code for r in rollouts for code in r.record.violations),
+        "groups": _groups(rollouts),
     }
+
+
+def _groups(rollouts: list[FilmRollout]) -> list[dict]:
+    """Each GRPO group of the step apart: its prompt and its mean reward."""
+    by_group: dict[int, list[FilmRollout]] = {}
+    for rollout in rollouts:
+        by_group.setdefault(rollout.record.group, []).append(rollout)
+    summaries = []
+    for group, members in sorted(by_group.items()):
+        rewards = [r.record.reward for r in members if r.record.reward is not None]
+        mean = sum(rewards) / len(rewards) if rewards else None
+        summaries.append({"group": group, "prompt": members[0].record.prompt, "rollouts": len(members), "mean": mean})
+    return summaries

@@ -21,9 +21,11 @@ def band(rollout: FilmRollout) -> str:
     return "low" if reward < LOW_REWARD else "mid" if reward < HIGH_REWARD else "high"
 
 
-def matches(rollout: FilmRollout, wanted_band: str | None, violation: str | None) -> bool:
-    """`violation` is a code, or `none` for rollouts without any."""
+def matches(rollout: FilmRollout, wanted_band: str | None, violation: str | None, group: int | None = None) -> bool:
+    """`violation` is a code, or `none` for rollouts without any; `group` one of the step's groups."""
     if wanted_band and band(rollout) != wanted_band:
+        return False
+    if group is not None and rollout.record.group != group:
         return False
     violations = rollout.record.violations
     if violation == "none":

@@ -27,18 +27,22 @@ function select(id, label, options, value, onChange) {
   return el("label", {}, label, el("select", { id, onchange: (event) => onChange(event.target.value) }, choices));
 }
 
-function filters(params, name) {
+function filters(params, name, summary) {
   const codes = [...new Set(steps.flatMap((s) => Object.keys(s.violations)))].sort();
   const bands = [["", "any reward"], ...Object.entries(run.bands)];
   const violations = [["", "any"], ["none", "no violation"], ...codes.map((code) => [code, code])];
+  // A step of several prompts: each GRPO group apart, named by its prompt, with its mean reward.
+  const groups = [["", "all"], ...(summary?.groups ?? []).map((g) => [g.group, `g${g.group} · ${g.prompt} · mean ${fmt(g.mean)}`])];
   return [
     select("band", "reward", bands, params.band, (band) => go(name, { ...params, band, page: 1 })),
     select("violation", "violation", violations, params.violation, (violation) => go(name, { ...params, violation, page: 1 })),
+    ...(groups.length > 2 ? [select("group", "group", groups, params.group, (group) => go(name, { ...params, group, page: 1 }))] : []),
   ];
 }
 
 function stepQuery(params, offset, limit) {
-  return new URLSearchParams(Object.entries({ band: params.band, violation: params.violation, offset, limit }).filter(([, v]) => v));
+  const query = { band: params.band, violation: params.violation, group: params.group, offset, limit };
+  return new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== ""));
 }
 
 function stepStats(summary) {
@@ -66,7 +70,7 @@ async function stepsView(params) {
     el("button", { id: "step-prev", onclick: () => moveStep(-1), disabled: position <= 0 }, "← ", el("kbd", {}, "[")),
     select("step", "step", steps.map((s) => [s.step, `step ${s.step}`]), step, (value) => go("steps", { ...params, step: value, page: 1 })),
     el("button", { id: "step-next", onclick: () => moveStep(1), disabled: position >= steps.length - 1 }, el("kbd", {}, "]"), " →"),
-    ...filters({ ...params, step }, "steps"), el("span", { class: "spacer" }), stepStats(steps[position]));
+    ...filters({ ...params, step }, "steps", steps[position]), el("span", { class: "spacer" }), stepStats(steps[position]));
   const cards = data.items.map((item) => card(item, (chosen) => openDetail(data.items, chosen)));
   const last = Math.min(data.offset + PAGE, data.matched);
   const pager = el("div", { class: "pager" },
