@@ -6,7 +6,7 @@ import pytest
 
 from watercolour_shared.render_wire import Evaluation, RenderResult, RewardBreakdown, Violation
 from watercolour_shared.reward import PRESETS
-from watercolour_shared.run_dir import RolloutRecord, StepTimings, summarise
+from watercolour_shared.run_dir import RolloutRecord, StepTimings, by_group, mean_reward, summarise
 
 TIMINGS = StepTimings(generation_s=1.0, render_s=2.0, scoring_s=3.0, training_s=4.0)
 
@@ -54,3 +54,12 @@ def test_a_group_whose_rewards_are_all_equal_is_counted_per_group():
 def test_a_step_with_nothing_scored_has_no_mean_rather_than_zero():
     metrics = summary([rollout(0, None), rollout(1, None)])
     assert metrics.reward_mean is None and metrics.gate_pass_rate is None and metrics.best is None
+
+
+def test_groups_come_apart_in_order_each_with_its_mean_over_scored_rollouts():
+    rollouts = [rollout(0, 0.2, group=5), rollout(1, 0.6, group=2), rollout(2, None, group=5), rollout(3, 0.4, group=5)]
+    groups = by_group(rollouts)
+    assert list(groups) == [2, 5] and [r.index for r in groups[5]] == [0, 2, 3]
+    assert mean_reward(groups[5]) == pytest.approx(0.3)  # the dropped rollout is not a 0
+    assert mean_reward([rollout(4, None)]) is None
+    assert summary(rollouts).groups == 2

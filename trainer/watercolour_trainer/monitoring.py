@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from transformers import TrainerCallback
 
-from watercolour_shared.run_dir import RunWriter, StepMetrics, summarise
+from watercolour_shared.run_dir import RunWriter, StepMetrics, by_group, mean_reward, summarise
 from watercolour_trainer.compiled_generation import CompileCount
 from watercolour_trainer.rewards import StepClock
 
@@ -52,7 +52,11 @@ class StepMonitor(TrainerCallback):
             log.warning("step %d: %d group(s) with all-equal rewards: no gradient from them", step, metrics.all_equal_groups)
         if metrics.dropped:
             log.warning("step %d: %d rollout(s) dropped (environment unavailable)", step, metrics.dropped)
-        log.info("step %d: reward %s, gate pass %s", step, _fmt(metrics.reward_mean), _fmt(metrics.gate_pass_rate))
+        groups = " / ".join(_fmt(mean_reward(members)) for members in by_group(rollouts).values())
+        log.info(
+            "step %d: reward %s (by group: %s), gate pass %s",
+            step, _fmt(metrics.reward_mean), groups, _fmt(metrics.gate_pass_rate),
+        )  # fmt: skip
         if self.trackio is not None:
             self.trackio.log(self._trackio_row(metrics), step=step)
 

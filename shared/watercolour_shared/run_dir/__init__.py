@@ -4,7 +4,7 @@ demo and the Hub upload read. Its layout, its records, one writer and one reader
 from watercolour_shared.run_dir.layout import RECORDS, WeightsKind, weights_kind
 from watercolour_shared.run_dir.reader import FilmRollout, RunReader
 from watercolour_shared.run_dir.records import RolloutRecord, RunPlan, StepMetrics, StepTimings
-from watercolour_shared.run_dir.step_metrics import LOW_REWARD, all_equal, summarise
+from watercolour_shared.run_dir.step_metrics import LOW_REWARD, all_equal, by_group, mean_reward, summarise
 from watercolour_shared.run_dir.writer import RunWriter
 
 __all__ = [
@@ -19,6 +19,8 @@ __all__ = [
     "StepTimings",
     "WeightsKind",
     "all_equal",
+    "by_group",
+    "mean_reward",
     "summarise",
     "weights_kind",
 ]

@@ -22,7 +22,7 @@ def summarise(step: int, rollouts: list[RolloutRecord], timings: StepTimings, ti
     scored = [r for r in rollouts if r.reward is not None]
     rewards = [r.reward for r in scored]
     violations = Counter(code for r in rollouts for code in r.violations)
-    groups = _groups(rollouts)
+    groups = list(by_group(rollouts).values())
     return StepMetrics(
         step=step,
         rollouts=len(rollouts),
@@ -52,11 +52,18 @@ def _component_means(scored: list[RolloutRecord]) -> dict[Term, float]:
     return means
 
 
-def _groups(rollouts: list[RolloutRecord]) -> list[list[RolloutRecord]]:
-    by_group: dict[int, list[RolloutRecord]] = {}
-    for rollout in rollouts:
-        by_group.setdefault(rollout.group, []).append(rollout)
-    return list(by_group.values())
+def by_group(rollouts: list[RolloutRecord]) -> dict[int, list[RolloutRecord]]:
+    """A step's rollouts by GRPO group (a prompt's rollouts), in group order."""
+    groups: dict[int, list[RolloutRecord]] = {}
+    for rollout in sorted(rollouts, key=lambda r: r.group):
+        groups.setdefault(rollout.group, []).append(rollout)
+    return groups
+
+
+def mean_reward(rollouts: list[RolloutRecord]) -> float | None:
+    """The mean over the scored rollouts; None when every one was dropped."""
+    rewards = [r.reward for r in rollouts if r.reward is not None]
+    return statistics.fmean(rewards) if rewards else None
 
 
 def _best(scored: list[RolloutRecord]) -> str | None:

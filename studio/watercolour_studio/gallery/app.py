@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse, PlainTextResponse
 
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.reward import MIX_TERMS
-from watercolour_shared.run_dir import LOW_REWARD, FilmRollout, RunReader
+from watercolour_shared.run_dir import LOW_REWARD, FilmRollout, RunReader, by_group, mean_reward
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
 from watercolour_studio.gallery.cards import BANDS, card, matches, median
 from watercolour_studio.gallery.code import highlighted, stylesheet
@@ -104,7 +104,7 @@ def _step_summary(step: int, rollouts: list[FilmRollout]) -> dict:
         "rollouts": len(rollouts),
         "painted": sum(r.png is not None for r in rollouts),
         "dropped": len(rollouts) - len(rewards),
-        "mean": sum(rewards) / len(rewards) if rewards else None,
+        "mean": mean_reward([r.record for r in rollouts]),
         "median": card(middle) if middle else None,
         "violations": Counter(code for r in rollouts for code in r.record.violations),
         "groups": _groups(rollouts),
@@ -113,12 +113,8 @@ def _step_summary(step: int, rollouts: list[FilmRollout]) -> dict:
 
 def _groups(rollouts: list[FilmRollout]) -> list[dict]:
     """Each GRPO group of the step apart: its prompt and its mean reward."""
-    by_group: dict[int, list[FilmRollout]] = {}
-    for rollout in rollouts:
-        by_group.setdefault(rollout.record.group, []).append(rollout)
-    summaries = []
-    for group, members in sorted(by_group.items()):
-        rewards = [r.record.reward for r in members if r.record.reward is not None]
-        mean = sum(rewards) / len(rewards) if rewards else None
-        summaries.append({"group": group, "prompt": members[0].record.prompt, "rollouts": len(members), "mean": mean})
-    return summaries
+    groups = by_group([r.record for r in rollouts])
+    return [
+        {"group": group, "prompt": members[0].prompt, "rollouts": len(members), "mean": mean_reward(members)}
+        for group, members in groups.items()
+    ]
