@@ -137,7 +137,7 @@ def main() -> None:
         f"{args.tokens} tokens",
         "model": f"qwen3_5_moe ({args.size}), random weights, built on the {device} in {built_s} s",
         "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
-        "compiled_generation": launch_options.compiled_generation(options),
+        "compiled_generation": launch_options.compiles_generation(options),
         "prompts_per_step": options.prompts_per_step,
         "num_generations": options.num_generations,
         "per_device_batch_size": options.per_device_batch_size,

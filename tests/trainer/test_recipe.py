@@ -106,6 +106,6 @@ def test_accumulation_given_by_hand_must_agree_with_the_step(capsys):
 
 def test_compiled_generation_is_on_only_where_cuda_is_unless_told():
     recipe = ["--recipe", str(RECIPES[0]), *ENV]
-    assert options.compiled_generation(options.parse(recipe)) is False  # this machine has no CUDA
-    assert options.compiled_generation(options.parse([*recipe, "--compiled-generation"])) is True
-    assert options.compiled_generation(options.parse([*recipe, "--no-compiled-generation"])) is False
+    assert options.compiles_generation(options.parse(recipe)) is False  # this machine has no CUDA
+    assert options.compiles_generation(options.parse([*recipe, "--compiled-generation"])) is True
+    assert options.compiles_generation(options.parse([*recipe, "--no-compiled-generation"])) is False

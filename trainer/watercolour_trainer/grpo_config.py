@@ -7,7 +7,7 @@ import argparse
 from trl import GRPOConfig
 
 from watercolour_shared.run_dir import RunWriter
-from watercolour_trainer.options import compiled_generation
+from watercolour_trainer.options import compiles_generation
 
 
 def grpo_config(options: argparse.Namespace, run: RunWriter, use_trackio: bool) -> GRPOConfig:
@@ -29,7 +29,7 @@ def grpo_config(options: argparse.Namespace, run: RunWriter, use_trackio: bool) 
         max_completion_length=options.max_completion_length,
         generation_kwargs=forced,
         # A static cache is what makes generation compilable; compiled_generation.enable() then lets it compile.
-        cache_implementation="static" if compiled_generation(options) else None,
+        cache_implementation="static" if compiles_generation(options) else None,
         top_p=options.top_p,
         top_k=options.top_k,
         temperature=options.temperature,

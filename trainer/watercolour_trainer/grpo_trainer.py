@@ -16,7 +16,7 @@ from watercolour_trainer import compiled_generation
 from watercolour_trainer.grpo_config import grpo_config
 from watercolour_trainer.lora import lora_config
 from watercolour_trainer.monitoring import StepMonitor
-from watercolour_trainer.options import compiled_generation as compiles
+from watercolour_trainer.options import compiles_generation
 from watercolour_trainer.replicas import EnvReplicas
 from watercolour_trainer.rewards import EnvReward, StepClock
 
@@ -57,7 +57,7 @@ def build_trainer(
     reward.process_index = trainer.accelerator.process_index
     reward.rollouts_per_process = options.per_device_batch_size * trainer.args.steps_per_generation
     compiled_generation.one_input_grad_hook(trainer)
-    if compiles(options):
+    if compiles_generation(options):
         first_of_each = [row["prompt"] for row in dataset[: len(options.subject)]]
         compiled_generation.enable(trainer, compiled_generation.longest_prompt(tokenizer, first_of_each))
     return trainer

@@ -135,7 +135,7 @@ def accumulation_steps(options: argparse.Namespace, processes: int) -> int:
     return options.gradient_accumulation_steps
 
 
-def compiled_generation(options: argparse.Namespace) -> bool:
+def compiles_generation(options: argparse.Namespace) -> bool:
     """The static-cache, compiled path: on by default where CUDA is (the CPU compiles too slowly to gain)."""
     if options.compiled_generation is not None:
         return options.compiled_generation
