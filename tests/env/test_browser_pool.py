@@ -12,12 +12,16 @@ async def test_browsers_are_replaced_after_n_renders(settings, rules):
     renderer = Renderer(settings.model_copy(update={"browsers": 1, "recycle_after": 2}), rules)
     await renderer.start()
     try:
+        (first,) = renderer.browsers.browsers()
         results = [await renderer.render(sketch("two-washes.js"), seed=seed) for seed in (1, 2, 3)]
         stats = dict(renderer.browsers.stats)
+        (now,) = renderer.browsers.browsers()  # the pool lists the replacement, not the closed browser
+        connected = (first.is_connected(), now.is_connected())
     finally:
         await renderer.close()
     assert [r.status for r in results] == ["passed"] * 3
     assert stats == {"renders": 3, "recycled": 1, "killed": 0}
+    assert now is not first and connected == (False, True)
 
 
 async def test_no_network_namespace_refuses_to_start_unless_allowed(settings, monkeypatch):

@@ -1,5 +1,5 @@
 """Which WebGL back end draws, on a machine without a GPU (CI): the choice, its errors, the cache key.
-What a GPU host draws, and how fast, is measured by bench/render_bench.py on one (docs/rendering.md)."""
+What a GPU host draws, and how fast, is measured by bench/webgl_bench.py on one (docs/rendering.md)."""
 
 import pytest
 

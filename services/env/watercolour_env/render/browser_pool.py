@@ -13,7 +13,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from playwright.async_api import Playwright, async_playwright
+from playwright.async_api import Browser, Playwright, async_playwright
 
 from watercolour_env.render.chromium import Chromium
 from watercolour_env.render.page_run import PageJob, PageRun, run_page
@@ -39,6 +39,7 @@ class BrowserPool:
         self._playwright_cm = None
         self._playwright: Playwright | None = None
         self._idle: asyncio.Queue[_Slot] = asyncio.Queue()
+        self._slots: list[_Slot] = []  # every slot, idle or rendering
         self._pending = 0
         self.stats = {"renders": 0, "recycled": 0, "killed": 0}
         self.network_isolated = False
@@ -78,6 +79,10 @@ class BrowserPool:
         if self._playwright_cm is not None:
             await self._playwright_cm.__aexit__(None, None, None)
             self._playwright_cm = None
+
+    def browsers(self) -> list[Browser]:
+        """The running browsers, idle or rendering (diagnostics: bench/webgl_bench.py traces one)."""
+        return [slot.chromium.browser for slot in self._slots if slot.chromium.browser is not None]
 
     @property
     def size(self) -> int:
@@ -132,10 +137,13 @@ class BrowserPool:
     async def _new_slot(self) -> _Slot:
         chromium = self._chromium()
         await chromium.launch()
-        return _Slot(chromium)
+        slot = _Slot(chromium)
+        self._slots.append(slot)
+        return slot
 
     async def _replace(self, slot: _Slot, why: str, kill: bool = False) -> _Slot:
         log.info("replacing a browser (%s)", why)
+        self._slots.remove(slot)
         self.stats["killed" if kill else "recycled"] += 1
         if kill:
             await slot.chromium.kill()
@@ -145,4 +153,6 @@ class BrowserPool:
             return await self._new_slot()
         except Exception:
             log.exception("could not start a replacement browser; will retry on next use")
-            return _Slot(self._chromium())
+            slot = _Slot(self._chromium())
+            self._slots.append(slot)
+            return slot
