@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test stack-test lint bench bench-demo bench-scorer bench-stack serve clean
+.PHONY: setup setup-scorer demo test stack-test lint bench bench-demo bench-scorer bench-stack bench-webgl serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
@@ -61,6 +61,12 @@ bench-demo: setup
 # The container stack: set-up, a cold build, up to healthy, each stack test, sizes (~15 min on 2 cores).
 bench-stack: setup
 	$(PY) bench/stack_bench.py
+
+# WebGL back ends on a GPU host, through the renderer and /evaluate's code; a traced render; a GPU job beside the renders.
+bench-webgl: MODES ?= gpu-vulkan,software
+bench-webgl: BROWSERS ?= 1,4,8
+bench-webgl: setup
+	$(PY) bench/webgl_bench.py --modes $(MODES) --browsers $(BROWSERS) --profile --colocated
 
 # The scorer on a random-weight HPSv3: SIZE=7b DEVICE=cuda on a GPU host.
 bench-scorer: setup-scorer
