@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import json
-from dataclasses import dataclass
 
 import psutil
 
@@ -20,10 +19,11 @@ TRACE_CATEGORIES = ["disabled-by-default-v8.cpu_profiler", "v8", "toplevel", "gp
 def _kind(process: psutil.Process) -> str:
     if process.name().startswith("node"):
         return "playwright-driver"
-    for arg in process.cmdline():
+    arguments = process.cmdline()
+    for arg in arguments:
         if arg.startswith("--type="):
             return arg.removeprefix("--type=")
-    return "browser" if any(arg.startswith("--watercolour-browser=") for arg in process.cmdline()) else process.name()
+    return "browser" if any(arg.startswith("--watercolour-browser=") for arg in arguments) else process.name()
 
 
 def cpu_by_kind() -> collections.Counter:
@@ -41,12 +41,8 @@ def cpu_by_kind() -> collections.Counter:
     return spent
 
 
-@dataclass
 class CpuWindow:
     """CPU spent between `start()` and `stop()`: the machine's, and by process kind."""
-
-    _machine: float = 0.0
-    _kinds: collections.Counter | None = None
 
     @staticmethod
     def _machine_busy() -> float:

@@ -171,8 +171,7 @@ async def gpu_load(seconds: float) -> float:
 
 async def pictures(modes: list[str], assets: Path | None) -> list[dict]:
     async def draw(mode: str) -> dict:
-        settings = EnvSettings(chromium_gl=mode, browsers=4, **({"assets_dir": assets} if assets else {}))
-        services = EnvServices.build(settings, use_cache=False)
+        services = EnvServices.build(settings_for(mode, 4, assets), use_cache=False)
         await services.start()
         try:
             return {path.name: await services.pipeline.run(path.read_text(), seed=1) for path in sorted(SOURCES.glob("*.js"))}

@@ -137,6 +137,9 @@ class BrowserPool:
     async def _new_slot(self) -> _Slot:
         chromium = self._chromium()
         await chromium.launch()
+        return self._add_slot(chromium)
+
+    def _add_slot(self, chromium: Chromium) -> _Slot:
         slot = _Slot(chromium)
         self._slots.append(slot)
         return slot
@@ -153,6 +156,4 @@ class BrowserPool:
             return await self._new_slot()
         except Exception:
             log.exception("could not start a replacement browser; will retry on next use")
-            slot = _Slot(self._chromium())
-            self._slots.append(slot)
-            return slot
+            return self._add_slot(self._chromium())
