@@ -56,6 +56,8 @@ class RedisCache:
             await self._client.set(key, value, ex=self._ttl_s)
         except (RedisError, OSError) as error:
             self._went_down(error)
+        except ValueError as error:  # a value that does not encode: the answer stands, uncached
+            log.error("not cached, the value does not encode: %s", error)
 
     async def ping(self) -> bool:
         try:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from watercolour_shared.reward import MixWeights
+from watercolour_shared.sketch_text import MAX_VIOLATIONS, SketchLine, SketchLines, SketchMessage, WellFormed
 from watercolour_shared.violations import ViolationCode
 
 # A model reply longer than this is refused by request validation (422); replies
@@ -14,12 +15,21 @@ from watercolour_shared.violations import ViolationCode
 MAX_REPLY_CHARS = 2_000_000
 
 RenderStatus = Literal["passed", "failed", "unavailable"]
+Reply = Annotated[str, WellFormed, Field(max_length=MAX_REPLY_CHARS, description="raw model reply or plain code")]
 
 
 class Violation(BaseModel):
     code: ViolationCode
-    message: str
+    message: SketchMessage
     line: int | None = None
+
+
+def _bounded_violations(violations: list[Violation]) -> list[Violation]:
+    """At most MAX_VIOLATIONS; when some are cut, the last one says how many (with the first cut one's code)."""
+    if len(violations) <= MAX_VIOLATIONS:
+        return violations
+    cut = violations[MAX_VIOLATIONS - 1 :]
+    return [*violations[: MAX_VIOLATIONS - 1], Violation(code=cut[0].code, message=f"... and {len(cut)} more violations")]
 
 
 class Timings(BaseModel):
@@ -38,7 +48,7 @@ class Timings(BaseModel):
 
 
 class RenderRequest(BaseModel):
-    reply: str = Field(max_length=MAX_REPLY_CHARS, description="raw model reply or plain code")
+    reply: Reply
     seed: int = Field(0, ge=0, le=2**31 - 1)
     include_png: bool = True
 
@@ -51,16 +61,16 @@ class RenderResult(BaseModel):
     """
 
     status: RenderStatus
-    violations: list[Violation] = []
-    errors: list[str] = []
-    warnings: list[str] = Field([], description="notes that do not fail the gate, e.g. a sketch near its deadline")
+    violations: Annotated[list[Violation], AfterValidator(_bounded_violations)] = []
+    errors: SketchLines = []
+    warnings: SketchLines = Field([], description="notes that do not fail the gate, e.g. a sketch near its deadline")
     paint_fraction: float | None = None
     brush_calls: dict[str, int] = {}
     timings: Timings = Timings()
     png_base64: str | None = None
     code: str | None = None
     cached: bool = False
-    unavailable_reason: str | None = None
+    unavailable_reason: SketchLine | None = None
 
     @property
     def passed(self) -> bool:
@@ -90,7 +100,7 @@ class RewardBreakdown(BaseModel):
 class EvaluateRequest(BaseModel):
     """A whole GRPO group: every reply is gated, rendered and rewarded together."""
 
-    replies: list[str] = Field(min_length=1, max_length=64)
+    replies: list[Reply] = Field(min_length=1, max_length=64)
     seed: int = Field(0, ge=0, le=2**31 - 1)
     options: EpisodeOptions = EpisodeOptions()
     include_png: bool = False

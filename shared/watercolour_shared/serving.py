@@ -18,6 +18,7 @@ class Lifecycle(Protocol):
 def service_app(title: str, resource: Lifecycle):
     """A FastAPI app that starts `resource` before serving and closes it on shutdown."""
     from fastapi import FastAPI
+    from fastapi.exceptions import RequestValidationError
 
     @asynccontextmanager
     async def lifespan(_app):
@@ -25,7 +26,26 @@ def service_app(title: str, resource: Lifecycle):
         yield
         await resource.close()
 
-    return FastAPI(title=title, lifespan=lifespan)
+    app = FastAPI(title=title, lifespan=lifespan)
+    app.add_exception_handler(RequestValidationError, _refused_request)
+    return app
+
+
+async def _refused_request(_request, error):
+    """422 with where and why each field was refused, without echoing what was sent: FastAPI's own answer
+    repeats the input, which may be a 2 MB reply, or hold lone surrogates that no JSON encoder writes."""
+    from fastapi.responses import JSONResponse
+
+    from watercolour_shared.sketch_text import MESSAGE_CHARS, safe_text
+
+    def said(value: object) -> object:
+        return value if isinstance(value, int) else safe_text(str(value), MESSAGE_CHARS)
+
+    detail = [
+        {"loc": [said(part) for part in item["loc"]], "msg": said(item["msg"]), "type": item["type"]}
+        for item in error.errors()[:20]
+    ]
+    return JSONResponse({"detail": detail}, status_code=422)
 
 
 class BuiltAtStartup:

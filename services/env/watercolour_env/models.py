@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
 from watercolour_shared.render_wire import MAX_REPLY_CHARS, RenderResult, RewardBreakdown
 from watercolour_shared.reward import MixWeights
+from watercolour_shared.sketch_text import WellFormed
 
 
 class WatercolourAction(Action):
-    reply: str = Field(max_length=MAX_REPLY_CHARS, description="the policy's raw reply (plain code or a ```js fence)")
+    reply: Annotated[str, WellFormed] = Field(
+        max_length=MAX_REPLY_CHARS, description="the policy's raw reply (plain code or a ```js fence)"
+    )
     seed: int | None = Field(None, ge=0, le=2**31 - 1, description="render seed; defaults to the episode's")
     include_png: bool = False
 

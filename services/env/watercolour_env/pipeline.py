@@ -33,12 +33,12 @@ class RenderPipeline:
 
     def gate(self, reply: str) -> tuple[str | None, list[Violation]]:
         """The static half of the gate: no browser involved. Up to a second of CPU on the largest input."""
+        if len(reply) > self.max_code_chars:  # before any other work; the code in a reply is never longer than it
+            message = f"the reply has {len(reply)} characters; the limit is {self.max_code_chars}"
+            return None, [Violation(code=V.OVERSIZED, message=message)]
         sketch = extract_sketch(reply)
         if sketch.code is None:
             return None, [sketch.violation]
-        if len(sketch.code) > self.max_code_chars:
-            message = f"{len(sketch.code)} characters of code; the limit is {self.max_code_chars}"
-            return sketch.code, [Violation(code=V.OVERSIZED, message=message)]
         found = [sketch.violation] if sketch.violation else []
         return sketch.code, found + analyse(sketch.code, self.rules)
 

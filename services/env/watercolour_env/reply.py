@@ -2,18 +2,28 @@
 
 The code it returns is what is gated, rendered and cached: every line
 terminator V8 honours is already a plain newline in it, and it always encodes.
+
+It runs on the whole reply, before the gate knows what the reply is, so it is a
+scanner of `str.find` calls that each start where the last one stopped: linear in
+the reply whatever its shape. (A single fence regex was not: an opener followed by
+a long line with no newline backtracked quadratically, and one such reply held
+the interpreter lock for minutes.) It reads fences as that regex did: an opener is
+three backticks anywhere, then a language tag up to the end of its line; the
+block runs to the next three backticks, or to the end of the reply if none follow.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from watercolour_env.gate.js_text import normalise_source
 from watercolour_shared.render_wire import Violation
 from watercolour_shared.violations import ViolationCode
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_FENCE = "```"
+_LANG = re.compile(r"[ \t]*([A-Za-z0-9_+.-]*)")  # two disjoint classes, nothing after: cannot backtrack
 _CODE_LANGS = {"", "js", "javascript", "p5", "p5js", "jsx", "ts", "typescript"}
 # Any of these means the text is meant as a sketch (a refusal contains none).
 _SKETCH_MARKERS = ("function setup", "createCanvas", "brush.", "function draw", "setup =", "setup=")
@@ -27,7 +37,7 @@ class ExtractedSketch:
 
 def extract_sketch(reply: str) -> ExtractedSketch:
     text = normalise_source(reply)
-    if "```" in text:
+    if _FENCE in text:
         return _from_fences(text)
     if not text.strip() or not any(marker in text for marker in _SKETCH_MARKERS):
         return _no_sketch()
@@ -35,12 +45,7 @@ def extract_sketch(reply: str) -> ExtractedSketch:
 
 
 def _from_fences(text: str) -> ExtractedSketch:
-    blocks = []
-    for match in _FENCE.finditer(text):
-        lang, body = match.group(1).lower(), match.group(2)
-        closed = match.group(0).endswith("```")
-        if lang in _CODE_LANGS:
-            blocks.append((body, closed))
+    blocks = [(body, closed) for lang, body, closed in _fences(text) if lang.lower() in _CODE_LANGS]
     if not blocks:
         return _no_sketch()
     # The block that defines setup is the sketch; otherwise the longest block.
@@ -53,6 +58,22 @@ def _from_fences(text: str) -> ExtractedSketch:
             violation=Violation(code=ViolationCode.TRUNCATED, message="the code fence is never closed: the reply was cut off"),
         )
     return ExtractedSketch(code=body.strip("\n"))
+
+
+def _fences(text: str) -> Iterator[tuple[str, str, bool]]:
+    """(language tag, body, closed) of every fenced block; each search starts where the last one ended."""
+    start = 0
+    while (opener := text.find(_FENCE, start)) != -1:
+        line_end = text.find("\n", opener + 3)
+        if line_end == -1:
+            return  # an opener needs a newline after it, and no later one has one either
+        lang = _LANG.match(text, opener + 3, line_end).group(1)
+        closer = text.find(_FENCE, line_end + 1)
+        if closer == -1:
+            yield lang, text[line_end + 1 :], False
+            return
+        yield lang, text[line_end + 1 : closer], True
+        start = closer + 3
 
 
 def _no_sketch() -> ExtractedSketch:

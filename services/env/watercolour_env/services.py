@@ -75,15 +75,15 @@ class EnvServices:
             await self.cache.close()
 
     async def evaluate(self, reply: str, seed: int, options: EpisodeOptions) -> Evaluation:
-        """One rollout: render result and reward. Never raises for one bad reply."""
+        """One rollout: render result and reward. Never raises, so one rollout never changes another's answer."""
+        weights = resolve_weights(self.settings.default_weights(), options.mix, options.weights)
         try:
             result = await self.pipeline.run(reply, seed)
-        except Exception as error:  # noqa: BLE001 - one broken render must not fail its group
-            log.exception("render pipeline failed")
+            return Evaluation(render=result, reward=await self.rewards.assess(result, weights, options, seed))
+        except Exception as error:  # noqa: BLE001 - our own failure: this rollout is dropped, its group is not
+            log.exception("evaluating a rollout failed")
             result = RenderResult(status="unavailable", unavailable_reason=f"internal error: {error}")
-        weights = resolve_weights(self.settings.default_weights(), options.mix, options.weights)
-        reward = await self.rewards.assess(result, weights, options, seed)
-        return Evaluation(render=result, reward=reward)
+            return Evaluation(render=result, reward=await self.rewards.assess(result, weights, options, seed))
 
     async def evaluate_group(self, replies: list[str], seed: int, options: EpisodeOptions) -> list[Evaluation]:
         """A GRPO group, fanned out over the browser pool; results keep the order of the replies."""

@@ -27,6 +27,8 @@ class FreeNames:
 
     def check(self, ref: Reference) -> None:
         name, node, flag = ref.name, ref.node, self.findings.flag
+        if ref.probed:  # `typeof window` reads as "undefined" in the sketch's world (world.js)
+            return
         if name.startswith("__"):
             flag(V.REFLECTION, f"{name[:SNIPPET_CHARS]} is not available to sketches", node)
         code = self.rules.identifiers.get(name)

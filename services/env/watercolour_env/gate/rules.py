@@ -21,7 +21,6 @@ class GateRules:
     properties: dict[str, str]  # member name -> violation code
     timers: frozenset[str]
     protected_globals: frozenset[str]
-    url_prefixes: tuple[str, ...]
     world: dict  # sketch_world.json: the p5 and JavaScript names a sketch can reach
     world_names: frozenset[str]  # every one of them, and `brush`
     digest: str  # changes whenever any rule changes; part of cache keys
@@ -59,7 +58,6 @@ def load_rules(allowlist_path: Path | None = None) -> GateRules:
         properties=_by_name(rules["properties"]),
         timers=frozenset(rules["timers"]),
         protected_globals=frozenset(rules["protected_globals"]),
-        url_prefixes=tuple(rules["url_prefixes"]),
         world=raw["world"],
         world_names=_world_names(raw["world"]),
         digest=hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16],

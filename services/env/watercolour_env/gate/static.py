@@ -15,6 +15,7 @@ import threading
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser
 
+from watercolour_env.gate.collector import collector_paused
 from watercolour_env.gate.findings import Findings
 from watercolour_env.gate.free_names import FreeNames
 from watercolour_env.gate.js_text import normalise_source
@@ -28,6 +29,9 @@ from watercolour_shared.violations import ViolationCode as V
 NODE_BUDGET = 300_000
 
 _LANGUAGE = Language(tree_sitter_javascript.language())
+# tree-sitter holds the interpreter lock while it parses one buffer (0.9 s for the worst 200,000
+# characters, with the server's event loop waiting), but lets it go between reads of a callback.
+_READ_CHUNK = 1024
 _PARSERS = threading.local()  # a Parser is not thread-safe, and the pipeline gates in worker threads
 
 
@@ -40,7 +44,7 @@ def _parser() -> Parser:
 def analyse(code: str, rules: GateRules, node_budget: int = NODE_BUDGET) -> list[Violation]:
     # Read line terminators as V8 does (reply extraction has done the same, so this changes nothing there).
     source = normalise_source(code).encode("utf-8")
-    tree = _parser().parse(source)
+    tree = _parser().parse(lambda offset, _point: source[offset : offset + _READ_CHUNK])
     root = tree.root_node
     if root.descendant_count > node_budget:
         message = f"the code has {root.descendant_count} syntax nodes; the limit is {node_budget}"
@@ -49,12 +53,13 @@ def analyse(code: str, rules: GateRules, node_budget: int = NODE_BUDGET) -> list
     if root.has_error:
         _syntax(root, findings)
         return findings.violations()
-    walk = TreeWalk(source, rules, findings)
-    walk.run(root)
-    names = FreeNames(rules, findings)
-    for reference in walk.log.free_references():
-        names.check(reference)
-    names.structure(walk.has_setup)
+    with collector_paused():
+        walk = TreeWalk(source, rules, findings)
+        walk.run(root)
+        names = FreeNames(rules, findings)
+        for reference in walk.log.free_references():
+            names.check(reference)
+        names.structure(walk.has_setup)
     return findings.violations()
 
 

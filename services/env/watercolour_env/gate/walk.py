@@ -7,7 +7,7 @@ stack of frames the walk keeps itself, one per open ancestor. Every node is
 visited once and no check re-reads a subtree, so the walk is linear in the
 tree however deeply the code nests.
 
-What a node means on its own (a refused member name, a URL, an HTML-like
+What a node means on its own (a refused member name, an HTML-like
 comment) is flagged here; what a name means depends on whether the sketch
 declares it, which only the whole tree can tell, so references are logged
 and judged afterwards (free_names.py).
@@ -20,7 +20,7 @@ from typing import NamedTuple
 from tree_sitter import Node
 
 from watercolour_env.gate.findings import SNIPPET_CHARS, Findings
-from watercolour_env.gate.js_text import identifier_name, literal_value, string_value
+from watercolour_env.gate.js_text import identifier_name, string_value
 from watercolour_env.gate.rules import GateRules
 from watercolour_env.gate.scopes import Scope, ScopeLog
 from watercolour_shared.violations import ViolationCode as V
@@ -46,6 +46,7 @@ class Reference(NamedTuple):
     member: MemberAccess | None  # when the name is the object of a member access
     assignment: Node | None  # when the name is the root of an assignment's target
     assigned_directly: bool  # `name = ...`, not `name.x = ...`
+    probed: bool  # `typeof name`: asks whether it exists, reaches nothing
 
 
 class Frame:
@@ -113,11 +114,11 @@ class TreeWalk:
             "member_expression": self._member,
             "subscript_expression": self._subscript,
             "call_expression": self._call,
+            "unary_expression": self._call,
             "assignment_expression": self._assignment,
             "augmented_assignment_expression": self._assignment,
             "update_expression": self._update,
-            "string": self._string,
-            "template_string": self._template,
+            "string": self._opaque,  # a string is data: nothing in the sketch's world takes a URL
             "regex": self._opaque,
             "comment": self._comment,
             "html_comment": self._html_comment,
@@ -287,6 +288,7 @@ class TreeWalk:
                 member=member,
                 assignment=parent.assign if assigned else None,
                 assigned_directly=assigned and parent.type not in MEMBERS,
+                probed=parent.type == "unary_expression" and field == "argument" and _is_typeof(parent.node),
             ),
         )
         return _OPAQUE
@@ -308,7 +310,7 @@ class TreeWalk:
 
     def _member_frame(self, node: Node, field: str | None, parent: Frame, name: str | None) -> Frame:
         if name is not None:
-            code = V.REFLECTION.value if name.startswith("__") else self.rules.properties.get(name)
+            code = self.rules.properties.get(name)
             if code:
                 self._flag(V(code), f".{name[:SNIPPET_CHARS]} is not available to sketches", node)
         in_assignment = parent.assign is not None and field == parent.assign_field
@@ -323,6 +325,7 @@ class TreeWalk:
         return frame
 
     def _call(self, node: Node, field: str | None, parent: Frame) -> Frame:
+        """A call or a unary operator: its children need to know which it is."""
         return Frame(node.type, node, parent.scope, parent.plain)
 
     def _assignment(self, node: Node, field: str | None, parent: Frame) -> Frame:
@@ -336,24 +339,6 @@ class TreeWalk:
         return frame
 
     # -- literals and comments --------------------------------------------------------
-    def _check_url(self, value: str, node: Node) -> None:
-        value = value.strip().lower()
-        if value.startswith(self.rules.url_prefixes):
-            self._flag(V.EXTERNAL_ACCESS, f"a URL in the code: {value[:40]!r}", node)
-
-    def _string(self, node: Node, field: str | None, parent: Frame) -> Frame:
-        self._check_url(string_value(self._text(node)), node)
-        return _OPAQUE
-
-    def _template(self, node: Node, field: str | None, parent: Frame) -> Frame:
-        start = node.start_byte + 1  # after the backtick
-        for child in node.named_children:
-            if child.type == "template_substitution":
-                self._check_url(literal_value(self.source[start : child.start_byte].decode("utf-8", "replace")), node)
-                start = child.end_byte
-        self._check_url(literal_value(self.source[start : node.end_byte - 1].decode("utf-8", "replace")), node)
-        return parent.plain  # its substitutions are code
-
     def _opaque(self, node: Node, field: str | None, parent: Frame) -> Frame:
         return _OPAQUE
 
@@ -412,6 +397,11 @@ class TreeWalk:
     def _jsx(self, node: Node, field: str | None, parent: Frame) -> Frame:
         self._flag(V.SYNTAX_ERROR, f"JSX is not JavaScript: {self.findings.snippet(node)!r}", node)
         return _OPAQUE
+
+
+def _is_typeof(unary: Node) -> bool:
+    operator = unary.child_by_field_name("operator")
+    return operator is not None and operator.type == "typeof"
 
 
 _CLOSE_MESSAGE = "`-->` at the start of a line is a comment to the end of the line in a browser: use // for comments"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -58,8 +59,15 @@ _SKETCH_TAIL = (
 )
 
 
+# `typeof NAME` (spaced or parenthesised any way): world.js lets such a name read as undefined when nothing
+# in the world has it. A match inside a comment or string only does the same for a name the code never uses.
+# One character class before the name, disjoint from it: no backtracking, linear in the code.
+_PROBED = re.compile(r"\btypeof[\s(]*([A-Za-z_$][\w$]*)")
+
+
 def sketch_files(code: str, config: dict) -> dict[str, PageFile]:
     js = "text/javascript; charset=utf-8"
+    config = {**config, "probedNames": sorted(set(_PROBED.findall(code)))}
     return {
         "/config.js": PageFile(f"window.__WC_CONFIG = Object.freeze({json.dumps(config)});".encode(), js),
         "/sketch.js": PageFile((_SKETCH_HEAD + code + _SKETCH_TAIL).encode("utf-8", errors="replace"), js),

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 _PNG_PREFIX = "data:image/png;base64,"
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_LIMIT = 200  # records of each kind; prelude.js keeps the same limit
+_LIMIT = 200  # records of each kind; prelude.js keeps the same limit...
+_FIRST_OF_KIND = 100  # ...and past it, the first error of each phase and kind (a few phases, 9 kinds)
 
 
 class MalformedReport(ValueError):
@@ -39,6 +40,13 @@ class ReportedViolation(_Strict):
     message: str = Field(max_length=300)
 
 
+class Dropped(_Strict):
+    """Records the page counted but did not keep, past its limit."""
+
+    errors: int = Field(ge=0)
+    violations: int = Field(ge=0)
+
+
 class CanvasInfo(_Strict):
     width: int
     height: int
@@ -48,8 +56,9 @@ class CanvasInfo(_Strict):
 class PageReport(_Strict):
     dataUrl: str | None  # noqa: N815 - the page's own field names
     canvas: CanvasInfo | None
-    errors: list[ReportedError] = Field(max_length=_LIMIT)
+    errors: list[ReportedError] = Field(max_length=_LIMIT + _FIRST_OF_KIND)
     violations: list[ReportedViolation] = Field(max_length=_LIMIT)
+    dropped: Dropped
     brushCalls: dict[str, int] = Field(max_length=_LIMIT)  # noqa: N815
     marks: dict[str, float] = Field(max_length=_LIMIT)
 

@@ -19,8 +19,13 @@ from watercolour_env.render.page_files import (
     library_files,
     sketch_files,
 )
+from watercolour_env.render.page_report import ReportedError
+from watercolour_shared.sketch_text import safe_text
 
 WATCHDOG_INTERVAL_S = 0.2
+# What the driver keeps of what it saw itself; the page marks its own errors handled, so Chromium sends
+# few here, but nothing a sketch does may make this list grow without bound.
+DRIVER_RECORDS = 20
 
 
 @dataclass
@@ -28,14 +33,28 @@ class PageRun:
     """What the page reported, or why it could not report."""
 
     report: str | None = None  # the page's JSON report, parsed and checked by the renderer
-    page_errors: list[str] = field(default_factory=list)
+    page_errors: list[ReportedError] = field(default_factory=list)  # errors Chromium sent the driver (phase "run")
     blocked_urls: list[str] = field(default_factory=list)
+    errors_dropped: int = 0  # past DRIVER_RECORDS, counted only
+    requests_dropped: int = 0
     navigated_away: bool = False
     syntax_error: str | None = None  # V8's own verdict on the code, before the page loads
     timed_out: bool = False
     memory_exceeded: bool = False
     crashed: bool = False
     infrastructure_error: str | None = None
+
+    def page_error(self, error: PlaywrightError) -> None:
+        if len(self.page_errors) < DRIVER_RECORDS:
+            self.page_errors.append(_driver_error(error))
+        else:
+            self.errors_dropped += 1
+
+    def blocked(self, url: str) -> None:
+        if len(self.blocked_urls) < DRIVER_RECORDS:
+            self.blocked_urls.append(url[:200])
+        else:
+            self.requests_dropped += 1
 
     @property
     def browser_is_suspect(self) -> bool:
@@ -69,7 +88,7 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
     watchdog = None
     try:
         page = await context.new_page()
-        page.on("pageerror", lambda error: run.page_errors.append(str(error)[:500]))
+        page.on("pageerror", run.page_error)
         page.on("crash", lambda _page: setattr(run, "crashed", True))
         page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
         run.syntax_error = await _v8_syntax_error(context, page, job.code)
@@ -90,6 +109,11 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(context.close(), timeout=5)
     return run
+
+
+def _driver_error(error: PlaywrightError) -> ReportedError:
+    kind, message = safe_text((error.name or "Error")[:60], 60), safe_text((error.message or "")[:500], 500)
+    return ReportedError(phase="run", kind=kind, message=message)
 
 
 async def _v8_syntax_error(context, page, code: str) -> str | None:
@@ -128,7 +152,7 @@ async def _answer(route: Route, files: dict[str, PageFile], run: PageRun) -> Non
     # Each file is served once, to the page's own script tags: a second request is the sketch's.
     file = files.pop(path, None) if path else None
     if file is None:
-        run.blocked_urls.append(url[:200])
+        run.blocked(url)
         run.navigated_away = run.navigated_away or route.request.is_navigation_request()
         await route.abort("blockedbyclient")
         return

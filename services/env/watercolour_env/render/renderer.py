@@ -12,7 +12,7 @@ from watercolour_env.render.page_files import library_files, library_versions
 from watercolour_env.render.page_report import MalformedReport, PageReport, ReportedError, decode_png, parse_report
 from watercolour_env.render.page_run import PageJob, PageRun
 from watercolour_env.settings import EnvSettings
-from watercolour_shared.paint import BLANK_BELOW, paint_fraction
+from watercolour_shared.paint import BLANK_BELOW, on_paper, paint_fraction
 from watercolour_shared.render_wire import RenderResult, Timings, Violation
 from watercolour_shared.violations import ViolationCode as V
 
@@ -73,24 +73,27 @@ class Renderer:
     def _verdict(self, run: PageRun, timings: Timings) -> RenderResult:
         """The run-time half of the gate, from what the browser and the driver saw."""
         violations = self._driver_violations(run)
+        driver_lines = _lines(run.page_errors, run.errors_dropped)
         if run.report is None:
-            return RenderResult(status="failed", violations=violations, errors=run.page_errors, timings=timings)
+            return RenderResult(status="failed", violations=violations, errors=driver_lines, timings=timings)
         try:
             report = parse_report(run.report, self.settings.canvas_size)
             png = self._picture(report)
         except MalformedReport as error:
             violations.append(Violation(code=V.MALFORMED_REPORT, message=str(error)))
-            return RenderResult(status="failed", violations=violations, errors=run.page_errors, timings=timings)
+            return RenderResult(status="failed", violations=violations, errors=driver_lines, timings=timings)
 
         violations += [_reported(item) for item in report.violations] + self._canvas_violations(report)
-        errors = _error_lines(report.errors, run.page_errors)
+        seen = {(e.kind, e.message) for e in report.errors}
+        reported_errors = [*report.errors, *(e for e in run.page_errors if (e.kind, e.message) not in seen)]
+        errors = _lines(reported_errors, report.dropped.errors + run.errors_dropped)
         fraction = paint_fraction(png) if png else None
         timings.load_ms = report.marks.get("setupStart", 0.0)
         timings.draw_ms = max(0.0, report.marks.get("drawEnd", 0.0) - report.marks.get("setupStart", 0.0))
         timings.readback_ms = report.marks.get("readback", 0.0)
 
         painted = fraction is not None and fraction >= BLANK_BELOW
-        violations += late_error_violations(report.errors, run.page_errors, errors, painted)
+        violations += late_error_violations(reported_errors, errors, painted)
         if not set(report.brushCalls) & self.rules.painting_methods:
             violations.append(Violation(code=V.NO_PAINTING_CALL, message="no painting call ran"))
         if png is None:
@@ -100,7 +103,7 @@ class Renderer:
         return RenderResult(
             status="failed" if violations else "passed",
             violations=_unique(violations),
-            warnings=self._slow_warning(timings),
+            warnings=self._slow_warning(timings) + _dropped_warning(report),
             errors=errors,
             paint_fraction=fraction,
             brush_calls=report.brushCalls,
@@ -122,6 +125,9 @@ class Renderer:
             violations.append(Violation(code=V.DOM_ACCESS, message="the sketch tried to navigate the page away"))
         for url in run.blocked_urls:
             violations.append(Violation(code=V.EXTERNAL_ACCESS, message=f"the sketch requested {url}"))
+        if run.requests_dropped:
+            message = f"... and {run.requests_dropped} more requests, counted but not kept"
+            violations.append(Violation(code=V.EXTERNAL_ACCESS, message=message))
         return violations
 
     def _slow_warning(self, timings: Timings) -> list[str]:
@@ -147,8 +153,11 @@ class Renderer:
         return [Violation(code=V.CANVAS_SIZE, message=message)]
 
     def _picture(self, report: PageReport) -> bytes | None:
-        """The PNG, decoded only when the canvas p5 holds is the size we score."""
-        return decode_png(report.dataUrl, self.settings.canvas_size) if self._canvas_ok(report) else None
+        """The sheet on white paper, decoded only when the canvas p5 holds is the size we score."""
+        if not self._canvas_ok(report):
+            return None
+        png = decode_png(report.dataUrl, self.settings.canvas_size)
+        return on_paper(png) if png else None
 
 
 def _reported(item) -> Violation:
@@ -159,10 +168,14 @@ def _reported(item) -> Violation:
     return Violation(code=code, message=item.message)
 
 
-def _error_lines(reported: list[ReportedError], page_errors: list[str]) -> list[str]:
-    lines = [f"{e.phase}: {e.kind}: {e.message}" for e in reported]
-    lines += [message for message in page_errors if not any(message in line for line in lines)]
-    return lines
+def _lines(errors: list[ReportedError], dropped: int) -> list[str]:
+    lines = [f"{e.phase}: {e.kind}: {e.message}" for e in errors]
+    return lines + [f"... and {dropped} more errors, counted but not kept"] if dropped else lines
+
+
+def _dropped_warning(report: PageReport) -> list[str]:
+    dropped = report.dropped.violations
+    return [f"the page kept the first violations and counted {dropped} more"] if dropped else []
 
 
 def _unique(violations: list[Violation]) -> list[Violation]:

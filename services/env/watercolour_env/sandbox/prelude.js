@@ -27,9 +27,23 @@
     now: performance.now.bind(performance),
     setTimeout: window.setTimeout.bind(window),
   });
-  const LIMIT = 200;  // records of each kind; a flood of them is still a failure
+  // Everything a sketch can make this page hold is bounded here, where it is made: records of each
+  // kind, the length of every text, and the texts made well-formed (a lone surrogate would make
+  // the report invalid JSON). What is cut is counted and reported.
+  const LIMIT = 200;
+  const wellFormed = String.prototype.toWellFormed;
+  const text = (value, length) => {
+    const string = typeof value === "object" || typeof value === "function" ? `a ${typeof value}` : String(value);
+    return intrinsics.apply(wellFormed, string.slice(0, length), []);
+  };
+  // The verdict depends on an error's phase and kind only (render/late_errors.py), so the first
+  // error of each phase and built-in kind is kept even past the limit: a flood hides none of them.
+  const KINDS = new Set(["Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
+    "AggregateError"]);
   const errors = [];       // {phase, kind, message}
+  const firstOfKind = new Set();
   const violations = [];   // {code, message}
+  const dropped = { errors: 0, violations: 0 };
   const brushCalls = Object.create(null);
   const marks = { start: intrinsics.now() };
   let finished = false;
@@ -55,13 +69,20 @@
     marks,
     inSketch: false,
     violation(code, message) {
-      const text = String(message).slice(0, 300);
-      if (violations.length < LIMIT && !violations.some((v) => v.code === code && v.message === text)) {
-        violations.push({ code, message: text });
-      }
+      const said = text(message, 300);
+      if (violations.some((v) => v.code === code && v.message === said)) return;
+      if (violations.length < LIMIT) violations.push({ code, message: said });
+      else dropped.violations += 1;
     },
     error(phase, kind, message) {
-      if (errors.length < LIMIT) errors.push({ phase, kind: String(kind).slice(0, 60), message: String(message).slice(0, 500) });
+      const named = text(kind, 60);
+      const key = `${phase}:${KINDS.has(named) ? named : "other"}`;
+      if (errors.length < LIMIT || !firstOfKind.has(key)) {
+        firstOfKind.add(key);
+        errors.push({ phase, kind: named, message: text(message, 500) });
+      } else {
+        dropped.errors += 1;
+      }
     },
     brushCall(name) { brushCalls[name] = (brushCalls[name] || 0) + 1; },
     get finished() { return finished; },
@@ -69,18 +90,22 @@
     finish(dataUrl, canvas) {
       if (finished) return;
       finished = true;
-      resolveReport(intrinsics.stringify({ dataUrl, canvas, errors, violations, brushCalls, marks }));
+      resolveReport(intrinsics.stringify({ dataUrl, canvas, errors, violations, dropped, brushCalls, marks }));
     },
   };
   // Our later scripts find `__wc` here; launch.js removes it before any sketch code runs.
   Object.defineProperty(window, "__wc", { value: wc, writable: false, configurable: true });
   Object.defineProperty(window, "__wcReport", { get: () => report, configurable: false });
 
+  // Recorded here, and marked handled so that Chromium does not also send each one to the driver:
+  // a flood of errors, or one of forty million characters, would otherwise be copied out whole.
   const phase = () => (!marks.setupStart ? "load" : !marks.setupEnd ? "setup" : "run");
   window.addEventListener("error", (event) => {
+    event.preventDefault();
     wc.error(phase(), describe(event.error)[0], event.message);
   });
   window.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
     wc.error(phase(), ...describe(event.reason));
   });
   document.addEventListener("securitypolicyviolation", (event) => {

@@ -12,7 +12,12 @@
   const { config } = wc;
   const { apply, has, freeze, isArray } = wc.intrinsics;
   const world = config.world;
-  const refusedNames = config.refusedNames;  // name -> violation code, from gate_rules.json
+  // name -> violation code, from gate_rules.json; without a prototype, so that `constructor` or
+  // `valueOf` is not found on Object.prototype.
+  const refusedNames = Object.assign(Object.create(null), config.refusedNames);
+  // Names the code asks about with `typeof` (page_files.py): when nothing in the world has one,
+  // it reads as undefined, as an undeclared name does to typeof in any browser.
+  const probedNames = new Set(config.probedNames);
   const OwnedNames = ["setup", "draw"];       // the sketch's to define, read back by the launcher
 
   // -- freeze every JavaScript built-in the sketch can reach (by name or by a literal) --
@@ -182,6 +187,7 @@
   // function so that the sketch runs on and every further attempt is reported too.
   const inert = freeze(() => undefined);
   const unreachable = (name) => {
+    if (probedNames.has(name)) return undefined;
     const code = refusedNames[name] || (has(window, name) ? "offlist_name" : null);
     if (!code) throw new ReferenceError(`${name} is not defined`);
     wc.violation(code, `${name} is not available to sketches`);
