@@ -24,13 +24,13 @@ from watercolour_env.gate.walk import TreeWalk
 from watercolour_shared.render_wire import Violation
 from watercolour_shared.violations import ViolationCode as V
 
-# A sketch has about one node per two characters (the 200,000-character limit: ~100,000 nodes);
-# no JavaScript has more than about two per character.
+# A sketch has about one node per two characters (the 100,000-character limit: ~50,000 nodes);
+# no JavaScript has more than about two per character, so this holds for twice the limit too.
 NODE_BUDGET = 300_000
 
 _LANGUAGE = Language(tree_sitter_javascript.language())
-# tree-sitter holds the interpreter lock while it parses one buffer (0.9 s for the worst 200,000
-# characters, with the server's event loop waiting), but lets it go between reads of a callback.
+# tree-sitter holds the interpreter lock while it parses one buffer (0.9 s for 200,000 characters of
+# unparseable text, with the server's event loop waiting), but lets it go between reads of a callback.
 _READ_CHUNK = 1024
 _PARSERS = threading.local()  # a Parser is not thread-safe, and the pipeline gates in worker threads
 
