@@ -26,8 +26,6 @@ import json
 import os
 import platform
 import random
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,6 +36,7 @@ from pathlib import Path
 
 import httpx
 
+from watercolour_demo.processes import end_process_tree, free_port, start, wait_until
 from watercolour_demo.sketchgen import generate_sketch
 from watercolour_env.gate.rules import load_rules
 from watercolour_env.gate.static import NODE_BUDGET
@@ -130,33 +129,17 @@ def measure(pipeline: RenderPipeline, reply: str, repeat: int) -> dict:
 
 
 @contextmanager
-def env_server(settings: dict[str, str]):
-    """`python -m watercolour_env.server.app` with `settings`, as tests/conftest.py starts it; yields its URL."""
+def env_server(settings: dict[str, str], log: Path):
+    """`python -m watercolour_env.server.app` with `settings`, started as the demo starts it; yields its URL."""
     port = free_port()
-    with tempfile.TemporaryFile() as log:
-        env = {**os.environ, **settings, "WATERCOLOUR_PORT": str(port), "WATERCOLOUR_HOST": "127.0.0.1"}
-        process = subprocess.Popen([sys.executable, "-m", "watercolour_env.server.app"], env=env, stdout=log, stderr=log)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 120
-            while not healthy(url):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError(f"the env server did not start: {log.read().decode()[-2000:]}")
-                time.sleep(0.3)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    env = {**os.environ, **settings, "WATERCOLOUR_PORT": str(port), "WATERCOLOUR_HOST": "127.0.0.1"}
+    process = start([sys.executable, "-m", "watercolour_env.server.app"], log, env, cwd=BENCH_DIR.parent)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(process, "the env server", lambda: url if healthy(url) else None, timeout_s=120)
+        yield url
+    finally:
+        end_process_tree(process)
 
 
 def healthy(url: str) -> bool:
@@ -194,7 +177,11 @@ def health_under_load(posted: dict[str, str], rounds: int) -> dict:
     bodies = {name: json.dumps({"reply": reply}).encode() for name, reply in posted.items()}  # encoded before timing
     settings = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_JUDGE_WEIGHT": "0", "WATERCOLOUR_HPS_WEIGHT": "0"}
     answers: dict[str, dict] = {}
-    with env_server(settings) as url, httpx.Client(base_url=url, timeout=120) as http:
+    with (
+        tempfile.TemporaryDirectory() as logs,
+        env_server(settings, Path(logs) / "env.log") as url,
+        httpx.Client(base_url=url, timeout=120) as http,
+    ):
         with health_polled(url) as idle:
             time.sleep(2)
         with health_polled(url) as loaded:
