@@ -16,14 +16,17 @@ ls deploy/docker/wheelhouse/torch-"$torch_version"+cpu-*.whl >/dev/null 2>&1 \
   || python3 -m pip download -q --no-deps --only-binary :all: "torch==$torch_version" -d deploy/docker/wheelhouse \
   || echo "no local torch wheel: the demo image takes torch from PyTorch's CPU index"
 
+take_down() { docker compose down --volumes --remove-orphans --timeout 10 >/dev/null 2>&1 || true; }
 teardown() {
-  docker compose down --volumes --remove-orphans --timeout 10 >/dev/null 2>&1 || true
+  take_down
   local left
   left="$(docker ps -aq --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")$(
     docker network ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")$(
     docker volume ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")"
   [ -z "$left" ] || { echo "stack-test left resources behind: $left" >&2; exit 1; }
 }
+# A run that was killed never reached its teardown: start from none of the project's containers or volumes.
+take_down
 trap teardown EXIT
 
 # Each phase's seconds, printed and, when WATERCOLOUR_STACK_TIMINGS names a file, appended to it as JSON lines

@@ -31,8 +31,9 @@ def runs_volume(into: Path) -> list[Path]:
 
 
 def test_the_demo_service_trains_a_few_steps_and_its_run_passes_check_run(tmp_path):
+    before = {run.name for run in runs_volume(tmp_path / "before")}
     compose("run", "--rm", "--no-deps", "-T", "-e", f"WATERCOLOUR_DEMO_ARGS={SHORT_RUN}", "demo", timeout_s=1800)
-    runs = runs_volume(tmp_path)
+    runs = [run for run in runs_volume(tmp_path / "after") if run.name not in before]
     assert len(runs) == 1, runs
     command = [Path(sys.executable).parent / "watercolour", "check-run", str(runs[0]), "--json"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)

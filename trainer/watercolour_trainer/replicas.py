@@ -61,8 +61,11 @@ def _is_ip(host: str) -> bool:
 
 
 class EnvReplicas:
-    def __init__(self, urls: list[str], token: str | None = None, timeout_s: float = CLIENT_TIMEOUT_S):
+    def __init__(
+        self, urls: list[str], token: str | None = None, timeout_s: float = CLIENT_TIMEOUT_S, retry_s: float = REPLICA_RETRY_S
+    ):
         self.urls = urls
+        self.retry_s = retry_s
         self.clients = [EnvClient(url, token, timeout_s=timeout_s) for url in urls]
         self._resting_until = [0.0] * len(urls)
 
@@ -86,7 +89,7 @@ class EnvReplicas:
         try:
             evaluations = await self.clients[index].evaluate(replies, seed=seed, options=options, include_png=True)
         except ServiceUnavailable as error:
-            self._resting_until[index] = time.monotonic() + REPLICA_RETRY_S
+            self._resting_until[index] = time.monotonic() + self.retry_s
             return [Outcome(None, f"{self.urls[index]}: {error}") for _ in replies]
         except ServiceRejected as error:
             return [Outcome(None, f"{self.urls[index]}: {error}") for _ in replies]
