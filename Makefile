@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test stack-test lint bench bench-demo bench-scorer bench-stack bench-webgl serve clean
+.PHONY: setup setup-scorer demo test stack-test lint bench bench-eval bench-demo bench-scorer bench-stack bench-webgl serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
@@ -53,6 +53,10 @@ lint: setup
 
 bench: setup
 	$(PY) bench/render_bench.py
+
+# watercolour eval's own cost: 24 held-out subjects x 4 samples x 2 policies, cold, then rerun (~10 min on 2 cores).
+bench-eval: setup
+	$(PY) bench/eval_bench.py
 
 # make demo twice, from an empty warm-start cache and then cached, against its targets (~25 min on 2 cores).
 bench-demo: setup

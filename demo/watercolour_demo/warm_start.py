@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from watercolour_demo.sketchgen import generate_sketch
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 FORMAT = 1  # raise when the way a warm start is built changes
 RECORD = "warm_start.json"
@@ -28,7 +29,7 @@ DEFAULT_CACHE = Path.home() / ".cache" / "watercolour-rl"
 
 @dataclass(frozen=True)
 class WarmStartConfig:
-    subject: str = "a peach hibiscus"
+    subject: str = DEFAULT_SUBJECT
     size: str = "base"
     vocab_size: int = 4096
     detail: float = 0.3

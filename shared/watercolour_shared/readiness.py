@@ -21,6 +21,12 @@ class Readiness(BaseModel):
     terms_configured: dict[str, bool]
     terms_reachable: dict[str, bool]
     how_to_configure: dict[str, str] = {}  # for each term not configured: the settings that would configure it
+    term_details: dict[str, dict] = {}  # what each configured term is, e.g. the judge's name and its pool
+
+    @property
+    def judge(self) -> str | None:
+        """The judge this environment scores with (its model, or offline-judge), if it has one."""
+        return self.term_details.get("judge", {}).get("judge")
 
     def unanswerable(self, weights: MixWeights) -> list[str]:
         """Why `weights` would get no reward now, one line per term they weigh that cannot answer."""
@@ -28,7 +34,11 @@ class Readiness(BaseModel):
 
 
 def assess(
-    default_weights: MixWeights, configured: dict[str, bool], reachable: dict[str, bool], how_to: dict[str, str]
+    default_weights: MixWeights,
+    configured: dict[str, bool],
+    reachable: dict[str, bool],
+    how_to: dict[str, str],
+    details: dict[str, dict] | None = None,
 ) -> Readiness:
     """The environment's answer to GET /ready; `how_to` names, for each term not configured, what would configure it."""
     reasons = _unanswerable(default_weights, configured, reachable, how_to)
@@ -39,6 +49,7 @@ def assess(
         terms_configured=configured,
         terms_reachable=reachable,
         how_to_configure=how_to,
+        term_details=details or {},
     )
 
 

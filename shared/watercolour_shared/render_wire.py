@@ -8,6 +8,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.sketch_text import MAX_VIOLATIONS, SketchLine, SketchLines, SketchMessage, WellFormed
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_shared.violations import ViolationCode
 
 # A model reply longer than this is refused by request validation (422); replies
@@ -80,7 +81,7 @@ class RenderResult(BaseModel):
 class EpisodeOptions(BaseModel):
     """Per-episode settings a trainer passes through `reset` (or with a batch)."""
 
-    subject: str = "a peach hibiscus"
+    subject: str = DEFAULT_SUBJECT
     weights: MixWeights | None = None
     mix: str | None = Field(None, description="preset name; explicit weights win")
     references: int | None = Field(None, ge=1, le=16, description="judge references per rollout; the env's default if unset")

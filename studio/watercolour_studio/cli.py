@@ -1,8 +1,9 @@
 """The studio's `watercolour` commands:
 
   watercolour gallery RUN_DIR [--port N] [--pool DIR]     the run gallery in the browser
-  watercolour check-run RUN_DIR [--json]                  the five post-run checks; exit 1 when one fails
+  watercolour check-run RUN_DIR [--json]                  the six post-run checks; exit 1 when one fails
   watercolour pool generate|rate|pack|calibrate ...       the reference-pool workbench
+  watercolour eval --a A --b B --env-url URL --out DIR    B against A as painters, on held-out subjects
 
 RUN_DIR is a run directory (docs/run-directory.md) or, with --from-hub, a Hub repository holding one.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from watercolour_shared.run_dir import RECORDS, RunReader
 from watercolour_studio.checks.report import format_checks, passed
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
+from watercolour_studio.eval.command import add_eval_command
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 from watercolour_studio.pool.commands import add_pool_commands
 
@@ -29,11 +31,12 @@ def add_commands(commands) -> None:
     gallery.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     gallery.add_argument("--pool", type=Path, help="the reference pool the run used, to show the references' images")
     gallery.set_defaults(run=_gallery)
-    check = commands.add_parser("check-run", help="the five post-run checks, each with its evidence")
+    check = commands.add_parser("check-run", help="the six post-run checks, each with its evidence")
     _run_arguments(check)
     check.add_argument("--json", action="store_true", help="print the checks as JSON")
     check.set_defaults(run=_check_run)
     add_pool_commands(commands)
+    add_eval_command(commands)
 
 
 def _run_arguments(parser: argparse.ArgumentParser) -> None:

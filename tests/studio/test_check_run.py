@@ -1,4 +1,4 @@
-"""`watercolour check-run`: the five post-run checks, each failing for its own reason."""
+"""`watercolour check-run`: the six post-run checks, each failing for its own reason."""
 
 import json
 import shutil
@@ -11,7 +11,14 @@ from tests.studio.film import BARE_PRIMITIVE, GOOD, REFUSAL, write_step
 from watercolour_shared.render_wire import Violation
 from watercolour_shared.run_dir import RunReader, RunWriter
 
-CHECKS = ["environment rendered", "reward trends up", "groups differ", "artifacts exist", "scoring Space paused"]
+CHECKS = [
+    "environment rendered",
+    "reward trends up",
+    "groups differ",
+    "artifacts exist",
+    "paintings vary",
+    "scoring Space paused",
+]
 
 
 def write_adapter(run_dir):
@@ -39,7 +46,7 @@ def test_a_finished_run_passes_every_check(film_copy):
     write_adapter(film_copy)
     code, checks = check_run(film_copy)
     assert code == 0
-    assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "skip"]
+    assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "pass", "skip"]
     metrics = RunReader(film_copy).metrics()
     slope = np.polyfit([row.step for row in metrics], [row.reward_mean for row in metrics], 1)[0]
     assert f"slope {slope:+.4f} per step" in checks["reward trends up"]["line"]
@@ -51,10 +58,10 @@ def test_the_text_report_has_one_line_per_check(film_copy):
     done = watercolour("check-run", str(film_copy))
     lines = [line for line in done.stdout.splitlines() if not line.startswith(" ")]
     assert done.returncode == 0
-    assert [line.split(":")[0] for line in lines[:5]] == [
-        f"{s}  {n}" for s, n in zip(["PASS"] * 4 + ["SKIP"], CHECKS, strict=True)
+    assert [line.split(":")[0] for line in lines[:6]] == [
+        f"{s}  {n}" for s, n in zip(["PASS"] * 5 + ["SKIP"], CHECKS, strict=True)
     ]
-    assert lines[-1] == "all 5 checks passed"
+    assert lines[-1] == "all 6 checks passed"
 
 
 async def test_a_group_with_all_equal_rewards_fails(film_copy, full_reward_env_url):

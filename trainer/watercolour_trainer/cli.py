@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from watercolour_shared.subjects import DEFAULT_SUBJECT
+
 
 def add_commands(commands) -> None:
     paint = commands.add_parser("paint", help="load a base model and its adapter, and paint through an environment")
@@ -10,7 +12,7 @@ def add_commands(commands) -> None:
     paint.add_argument("--env-url", required=True)
     paint.add_argument("--count", type=int, default=4)
     paint.add_argument("--out", default="paintings")
-    paint.add_argument("--subject", default="a peach hibiscus")
+    paint.add_argument("--subject", default=DEFAULT_SUBJECT)
     paint.add_argument("--max-new-tokens", type=int, default=4096)
     paint.add_argument("--top-p", type=float, default=0.95)
     paint.add_argument("--top-k", type=int, default=20)

@@ -17,9 +17,9 @@ from pathlib import Path
 import yaml
 
 from watercolour_shared.reward import PRESETS, MixWeights, parse_weights, preset
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 SCALE_REWARDS = ("none", "group", "batch")
-DEFAULT_SUBJECT = "a peach hibiscus"
 
 
 def parser() -> argparse.ArgumentParser:

@@ -16,17 +16,29 @@ from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_trainer.model_loading import load_policy, load_tokenizer, load_with_adapter
 
 
-def write_replies(args: argparse.Namespace) -> list[str]:
-    model = load_with_adapter(args.model, args.adapter, args.bf16) if args.adapter else load_policy(args.model, args.bf16)
-    tokenizer = load_tokenizer(args.adapter or args.model)
+def load_painter(model: str, adapter: str | None, bf16: bool):
+    """The policy (base + adapter when one is given) and its tokenizer, ready to generate."""
+    policy = load_with_adapter(model, adapter, bf16) if adapter else load_policy(model, bf16)
+    return policy.eval(), load_tokenizer(adapter or model)
+
+
+def sample_replies(
+    model, tokenizer, subject: str, seed: int, count: int, temperature: float, top_p: float, top_k: int, max_new_tokens: int
+) -> list[str]:
+    """`count` replies to the policy's prompt for `subject`, sampled after seeding torch with `seed`."""
     prompt = tokenizer.apply_chat_template(
-        chat_messages(args.subject), add_generation_prompt=True, enable_thinking=False, return_tensors="pt", return_dict=True
+        chat_messages(subject), add_generation_prompt=True, enable_thinking=False, return_tensors="pt", return_dict=True
     )
-    torch.manual_seed(args.seed)
+    torch.manual_seed(seed)
+    sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": top_k}
     with torch.inference_mode():
-        sampling = {"do_sample": True, "top_p": args.top_p, "top_k": args.top_k, "max_new_tokens": args.max_new_tokens}
-        output = model.generate(**prompt, **sampling, num_return_sequences=args.count)
+        output = model.generate(**prompt, **sampling, max_new_tokens=max_new_tokens, num_return_sequences=count)
     return tokenizer.batch_decode(output[:, prompt["input_ids"].shape[1] :], skip_special_tokens=True)
+
+
+def write_replies(args: argparse.Namespace) -> list[str]:
+    model, tokenizer = load_painter(args.model, args.adapter, args.bf16)
+    return sample_replies(model, tokenizer, args.subject, args.seed, args.count, 1.0, args.top_p, args.top_k, args.max_new_tokens)
 
 
 async def paint(args: argparse.Namespace, replies: list[str]) -> int:

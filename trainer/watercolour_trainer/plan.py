@@ -29,6 +29,7 @@ def build_plan(
         "env_urls": options.env_url,
         "replicas": replicas,
         "terms": {url: {"configured": r.terms_configured, "reachable": r.terms_reachable} for url, r in readiness.items()},
+        "judge": next((r.judge for r in readiness.values() if r.judge), None),
         "steps": options.steps,
         "prompts_per_step": options.prompts_per_step,
         "rollouts": options.steps * options.prompts_per_step * options.num_generations,

@@ -66,7 +66,9 @@ class EnvServices:
     async def readiness(self) -> Readiness:
         """GET /ready: asks the judge endpoint and the scorer, so it is not for container health checks."""
         configured = self.rewards.configured_terms()
-        return assess(self.settings.default_weights(), configured, await self.rewards.reachable_terms(), self.how_to_configure)
+        reachable = await self.rewards.reachable_terms()
+        details = self.rewards.described_terms()
+        return assess(self.settings.default_weights(), configured, reachable, self.how_to_configure, details)
 
     async def close(self) -> None:
         await self.renderer.close()

@@ -93,6 +93,7 @@ class RunPlan(BaseModel):
     weights: MixWeights
     lora: dict | None  # None: every weight trained
     push_to: str | None  # the Hub model repo; the rollouts go to PUSH_TO-rollouts
+    judge: str | None = None  # the judge that trained the policy (`watercolour eval` says when it judges too)
 
     @model_validator(mode="before")
     @classmethod

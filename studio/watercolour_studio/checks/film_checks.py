@@ -1,18 +1,22 @@
 """Checks answered from the film and the metrics: the environment rendered, the reward
-moved, and every group gave GRPO a signal."""
+moved, every group gave GRPO a signal, and the paintings did not collapse into one."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 from watercolour_shared.run_dir import FilmRollout, StepMetrics, all_equal
 from watercolour_shared.violations import ViolationCode
 from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.trend import linear_trend
+from watercolour_studio.eval.diversity import COLLAPSE_SHARE, spread
 
 FLAT = 1e-9  # a component this close to 0 at every step is flat at 0
 VERDICT_STEPS = 10  # a run this long whose slope interval spans 0 is not learning; a shorter one is undecided
 TREND = "reward trends up"
+VARY = "paintings vary"
+ENDS_GROUPS = 2  # groups of two paintings or more compared at each end of the run, at least
 
 
 def rendered(rollouts: list[FilmRollout], max_timeout_share: float) -> Check:
@@ -64,6 +68,47 @@ def groups_vary(rollouts: list[FilmRollout]) -> Check:
     evidence = [f"step {step} group {group}: {len(rewards)} rewards all {rewards[0]:.3f}" for (step, group), rewards in equal]
     line = f"{len(equal)} of {len(groups)} groups had all-equal rewards"
     return Check("groups differ", "fail" if equal else "pass", line, evidence[:10])
+
+
+def paintings_vary(rollouts: list[FilmRollout]) -> Check:
+    """Warns (never fails) when the paintings of the last steps' groups vary less than COLLAPSE_SHARE as much as
+    the first steps': the policy is collapsing into one painting (watercolour_studio.eval.diversity).
+
+    A group's spread is the mean distance between its paintings (those that passed the gate), so the
+    prompt is the same within it; each end of the run is the mean over its first or last quarter of the
+    groups with two paintings or more, and at least ENDS_GROUPS of them. Skipped with fewer groups than two ends' worth.
+    """
+    groups: dict[tuple[int, int], list[Path]] = defaultdict(list)
+    for rollout in rollouts:
+        if rollout.png is not None and rollout.record.status == "passed":
+            groups[(rollout.record.step, rollout.record.group)].append(rollout.png)
+    compared = [(key, pngs) for key, pngs in sorted(groups.items()) if len(pngs) >= 2]
+    if len(compared) < 2 * ENDS_GROUPS:
+        painted = sum(map(len, groups.values()))
+        line = f"{painted} paintings, {len(compared)} groups with two or more: too few to compare the first steps with the last"
+        return Check(VARY, "skip", f"{line} (at least {2 * ENDS_GROUPS} groups needed)")
+    size = max(ENDS_GROUPS, len(compared) // 4)
+    ends = {"first": compared[:size], "last": compared[-size:]}
+    first, last = (_spread(groups) for groups in ends.values())
+    evidence = [_describe_end(name, groups, value) for (name, groups), value in zip(ends.items(), (first, last), strict=True)]
+    if first == 0:
+        return Check(VARY, "pass", "the first steps' paintings were already all alike: nothing to collapse from", evidence)
+    share = last / first
+    line = f"the last steps' paintings vary {share:.0%} as much as the first steps' (warned below {COLLAPSE_SHARE:.0%})"
+    if share < COLLAPSE_SHARE:
+        return Check(VARY, "warn", f"{line}: the policy may be collapsing into one painting", evidence)
+    return Check(VARY, "pass", line, evidence)
+
+
+def _spread(groups: list[tuple[tuple[int, int], list[Path]]]) -> float:
+    spreads = [spread([png.read_bytes() for png in pngs]) for _, pngs in groups]
+    return sum(spreads) / len(spreads)
+
+
+def _describe_end(name: str, groups: list[tuple[tuple[int, int], list[Path]]], value: float) -> str:
+    steps = sorted({step for (step, _), _ in groups})
+    span = f"step {steps[0]}" if len(steps) == 1 else f"steps {steps[0]}-{steps[-1]}"
+    return f"{name} {len(groups)} groups ({span}): spread {value:.3f}"
 
 
 def _components(metrics: list[StepMetrics]) -> dict[str, list[float | None]]:

@@ -1,11 +1,12 @@
-"""A check's answer: one pass/fail line and the evidence behind it."""
+"""A check's answer: one pass/fail line and the evidence behind it. A "warn" is a pass worth a look: it never
+fails the run."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-Status = Literal["pass", "fail", "skip"]
+Status = Literal["pass", "fail", "skip", "warn"]
 
 
 @dataclass
@@ -29,5 +30,7 @@ def format_checks(checks: list[Check]) -> str:
         lines.append(f"{check.status.upper():4}  {check.name}: {check.line}")
         lines += [f"        {item}" for item in check.evidence]
     failed = sum(not passed(check) for check in checks)
+    warned = sum(check.status == "warn" for check in checks)
     lines.append(f"{len(checks) - failed} of {len(checks)} checks passed" if failed else f"all {len(checks)} checks passed")
+    lines[-1] += f", {warned} with a warning" if warned else ""
     return "\n".join(lines)

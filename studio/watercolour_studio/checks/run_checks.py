@@ -1,4 +1,4 @@
-"""All five checks over one run directory."""
+"""All six checks over one run directory."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from huggingface_hub import HfApi
 
 from watercolour_shared.run_dir import RunReader
 from watercolour_studio.checks.artifacts import artifacts
-from watercolour_studio.checks.film_checks import groups_vary, rendered, reward_moves
+from watercolour_studio.checks.film_checks import groups_vary, paintings_vary, rendered, reward_moves
 from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.space import space_paused
 
@@ -34,5 +34,6 @@ def run_checks(run: RunReader, options: CheckOptions) -> list[Check]:
         reward_moves(run.metrics()),
         groups_vary(rollouts),
         artifacts(run, rollouts, hub, adapter_repo, rollouts_repo),
+        paintings_vary(rollouts),
         space_paused(plan, hub, options.space),
     ]

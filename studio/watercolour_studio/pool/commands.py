@@ -9,8 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_shared.judge.defaults import HF_ROUTER_URL
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_OK
+from watercolour_studio.judges import add_judge_arguments, judge_from
 
 
 def add_pool_commands(commands) -> None:
@@ -59,9 +60,7 @@ def _calibrate_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pool", type=Path, required=True, help="the pool folder to calibrate")
     parser.add_argument("--paintings", type=Path, required=True, help="a run directory (its last steps) or a folder of PNGs")
     parser.add_argument("--last-steps", type=int, default=5, help="with a run directory: how many of its last steps")
-    parser.add_argument("--judge", choices=("router", "offline"), default="router")
-    parser.add_argument("--judge-base-url", default=HF_ROUTER_URL)
-    parser.add_argument("--judge-model", default=DEFAULT_MODEL)
+    add_judge_arguments(parser)
     parser.add_argument("--too-hard", type=float, default=0.1, help="a win rate at or below this marks a reference too hard")
     parser.add_argument("--too-easy", type=float, default=0.9, help="a win rate at or above this marks a reference too easy")
     parser.add_argument("--json", action="store_true")
@@ -110,7 +109,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not paintings:
         print(f"watercolour: no paintings under {args.paintings}", file=sys.stderr)
         return EXIT_ERROR
-    rows = asyncio.run(calibrate(ReferencePool.from_folder(args.pool), paintings, _judge(args), args.too_hard, args.too_easy))
+    rows = asyncio.run(calibrate(ReferencePool.from_folder(args.pool), paintings, judge_from(args), args.too_hard, args.too_easy))
     if args.json:
         print(json.dumps([row.as_json() for row in rows], indent=2))
         return EXIT_OK
@@ -119,12 +118,3 @@ def _calibrate(args: argparse.Namespace) -> int:
         rate = "-" if row.win_rate is None else f"{row.win_rate:.2f}"
         print(f"  {row.reference:24} {row.tier:5} win rate {rate:>5}  ({row.judged} judged)  {row.verdict}")
     return EXIT_OK
-
-
-def _judge(args: argparse.Namespace):
-    from watercolour_shared.judge.chat_judge import ChatJudge
-    from watercolour_shared.judge.offline import OfflineJudge
-
-    if args.judge == "offline":
-        return OfflineJudge()
-    return ChatJudge(args.judge_base_url, os.environ.get("HF_TOKEN"), args.judge_model)

@@ -1,0 +1,127 @@
+"""`eval.json`: what `watercolour eval` measured, policy against policy (docs/run-directory.md, "Evaluations").
+
+One model, one writer (`write_evaluation`) and one reader (`read_evaluation`): the eval command writes it,
+its page and `check-run` read it. Paths inside it are relative to the eval folder that holds it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from watercolour_shared.judge.verdict import Verdict
+
+EVALUATION = "eval.json"
+# An eval of a run's weights lands in the run directory under this folder by default.
+EVAL_DIR = "eval"
+EVALUATION_VERSION = 1
+
+Outcome = Literal["win", "loss", "tie", "left-out"]  # for B, against A
+
+
+class Interval(BaseModel):
+    """A mean and its 95% interval (a bootstrap over subjects); None where nothing was measured."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+class SubjectSetInfo(BaseModel):
+    name: str
+    sha256: str
+    count: int
+
+
+class Painting(BaseModel):
+    sample: int
+    seed: int
+    status: Literal["passed", "failed", "unavailable"]
+    png: str | None = Field(None, description="relative path of the painting, when it rendered")
+    js: str = Field(description="relative path of the sketch's code")
+    violations: list[str] = []
+    reward: dict[str, float | None] = Field({}, description="the env's terms: gate, length, judge, hps")
+    hps_scorer: str | None = Field(None, description="the scorer's backend that gave `hps`: hpsv3, or heuristic")
+    brush_calls: list[str] = Field([], description="the brush methods called, in the code's order")
+    failure: str | None = Field(None, description="why no answer came (infrastructure), if none did")
+
+
+class Match(BaseModel):
+    """A's and B's paintings of one subject and sample, judged in both orders."""
+
+    sample: int
+    outcome: Outcome
+    why: str
+    a_first: Verdict | None = None  # A shown as painting A
+    b_first: Verdict | None = None  # B shown as painting A
+
+
+class SubjectRow(BaseModel):
+    subject: str
+    a: list[Painting]
+    b: list[Painting]
+    matches: list[Match]
+    diversity: dict[str, float | None] = Field({}, description="per policy label: mean distance between its paintings")
+    distinct_code: dict[str, float | None] = Field({}, description="per policy label: share of distinct brush-call sequences")
+
+
+class PolicySummary(BaseModel):
+    label: str
+    source: str
+    paintings: int
+    unavailable: int
+    gate_pass_rate: Interval
+    violations: dict[str, int]
+    length_chars: Interval
+    length_term: Interval
+    hps: Interval
+    hps_scorer: str | None
+    judge: Interval
+    diversity: Interval = Field(description="mean perceptual distance between a subject's paintings")
+    distinct_code: Interval = Field(description="share of a subject's samples whose brush-call sequence is its own")
+
+
+class HeadToHead(BaseModel):
+    """B against A: a win is 1, a tie 0.5, a loss 0; left-out comparisons (no answer) count in none."""
+
+    win_rate: Interval
+    wins: int
+    losses: int
+    ties: int
+    left_out: int
+    tie_share: float | None
+    better: bool = Field(description="the win rate's interval lies wholly above 50%")
+
+
+class Evaluation(BaseModel):
+    version: int = EVALUATION_VERSION
+    created: str
+    subjects: SubjectSetInfo
+    samples: int
+    seed: int
+    judge: str
+    training_judge: str | None = Field(None, description="the judge that trained B, when its run recorded one")
+    same_judge: bool | None
+    policies: dict[str, PolicySummary]  # "A" and "B"
+    head_to_head: HeadToHead
+    diversity_ratio: float | None = Field(description="B's diversity over A's")
+    warnings: list[str] = []
+    seconds: dict[str, float] = Field({}, description="seconds: each policy writing, the env rendering and scoring, judging")
+    rows: list[SubjectRow]
+
+
+def write_evaluation(folder: Path, evaluation: Evaluation) -> Path:
+    from watercolour_shared.run_dir.writer import atomic_write
+
+    path = Path(folder) / EVALUATION
+    atomic_write(path, json.dumps(evaluation.model_dump(mode="json"), indent=1).encode())
+    return path
+
+
+def read_evaluation(folder: Path) -> Evaluation | None:
+    path = Path(folder) / EVALUATION
+    return Evaluation.model_validate_json(path.read_text()) if path.exists() else None

@@ -1,0 +1,57 @@
+"""What the policy is asked to paint: the training default, and the held-out sets `watercolour eval` paints.
+
+A subject set is a text file, one subject per line (# starts a comment). It is named by its file and
+identified by the hash of its subjects, so an eval's numbers always say which set they were measured on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+# What a run paints when nobody says: the recipe's subject.
+DEFAULT_SUBJECT = "a peach hibiscus"
+# The held-out set `watercolour eval` uses by default (24 subjects, none trained on).
+EVAL_SUBJECTS_FILE = Path(__file__).parent / "data" / "eval-subjects-v1.txt"
+
+
+class SubjectsError(ValueError):
+    """A subject set that cannot measure held-out painting: empty, repeated or trained-on subjects."""
+
+
+@dataclass(frozen=True)
+class SubjectSet:
+    name: str
+    subjects: tuple[str, ...]
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256("\n".join(self.subjects).encode()).hexdigest()
+
+    def held_out_from(self, trained: list[str]) -> SubjectSet:
+        """This set, or SubjectsError naming every subject it shares with `trained`."""
+        known = {_normal(subject) for subject in trained}
+        shared = [subject for subject in self.subjects if _normal(subject) in known]
+        if shared:
+            raise SubjectsError(f"{self.name}: trained-on subjects are not held out: {', '.join(shared)}")
+        return self
+
+
+def load_subjects(path: Path = EVAL_SUBJECTS_FILE) -> SubjectSet:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise SubjectsError(f"cannot read subjects from {path}: {error}") from None
+    subjects = tuple(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
+    if not subjects:
+        raise SubjectsError(f"{path}: no subjects")
+    seen: set[str] = set()
+    repeated = [subject for subject in subjects if _normal(subject) in seen or seen.add(_normal(subject))]
+    if repeated:
+        raise SubjectsError(f"{path}: subjects repeated: {', '.join(repeated)}")
+    return SubjectSet(Path(path).stem, subjects)
+
+
+def _normal(subject: str) -> str:
+    return " ".join(subject.lower().split())

@@ -1,0 +1,1 @@
+"""`watercolour eval`: two policies compared as painters on held-out subjects (docs/evaluation.md)."""

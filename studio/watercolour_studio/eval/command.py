@@ -1,0 +1,79 @@
+"""`watercolour eval --a STARTING_POINT --b TRAINED --env-url URL`: is B a better painter than A on subjects
+neither trained on, in a judge's eyes, and is it still varied? (docs/evaluation.md)"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from watercolour_shared.run_dir.evaluation import EVAL_DIR
+from watercolour_shared.run_dir.layout import PLAN
+from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, load_subjects
+from watercolour_studio.eval.policies import PolicyError, Sampling, open_policy
+from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_FAILED, EXIT_OK
+from watercolour_studio.judges import add_judge_arguments, judge_from
+
+POLICY_HELP = "a model or adapter folder, a run directory (its saved weights), or an OpenAI-compatible endpoint URL#MODEL"
+
+
+def add_eval_command(commands) -> None:
+    parser = commands.add_parser("eval", help="policy B against policy A as painters, on held-out subjects")
+    parser.add_argument("--a", required=True, help=f"the starting point: {POLICY_HELP}")
+    parser.add_argument("--b", required=True, help=f"the policy measured against A: {POLICY_HELP}")
+    parser.add_argument("--base-model", help="the base model of an adapter, when its adapter_config.json does not say")
+    parser.add_argument("--env-url", required=True, help="the running environment that gates, renders and scores")
+    parser.add_argument("--subjects", type=Path, default=EVAL_SUBJECTS_FILE, help="held-out subjects, one per line")
+    parser.add_argument("--trained-on", action="append", default=[], help="a subject the policies trained on (repeat)")
+    parser.add_argument("--samples", type=int, default=4, help="paintings per subject and policy")
+    parser.add_argument("--seed", type=int, default=0, help="sample k of subject i is seeded SEED + 1000 i + k")
+    parser.add_argument(
+        "--out", type=Path, help="the eval folder (eval.json, index.html, the paintings); default: B's run's eval/"
+    )
+    parser.add_argument("--expect-better", action="store_true", help="exit 1 unless B's win rate interval clears 50%%")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--top-k", type=int, default=20)
+    parser.add_argument("--max-new-tokens", type=int, default=4096)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_judge_arguments(parser)
+    parser.set_defaults(run=_eval)
+
+
+def _run_eval_folder(b: str) -> Path:
+    if not (Path(b) / PLAN).is_file():
+        raise PolicyError("--out is needed unless B is a run directory (its eval goes into its eval/)")
+    return Path(b) / EVAL_DIR
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from watercolour_studio.eval.runner import EvalError, EvalPlan, run
+
+    token = os.environ.get("HF_TOKEN")
+    sampling = Sampling(args.temperature, args.top_p, args.top_k, args.max_new_tokens)
+    try:
+        if args.samples < 1:
+            raise SubjectsError("--samples must be at least 1")
+        args.out = args.out or _run_eval_folder(args.b)
+        policies = {label: open_policy(spec, sampling, args.base_model, token) for label, spec in (("A", args.a), ("B", args.b))}
+        trained = [DEFAULT_SUBJECT, *args.trained_on, *(s for p in policies.values() for s in p.trained_on)]
+        subjects = load_subjects(args.subjects).held_out_from(trained)
+        plan = EvalPlan(
+            policies, subjects, args.samples, args.seed, args.env_url, judge_from(args), args.out, token, not args.quiet
+        )
+        evaluation = run(plan)
+    except (SubjectsError, PolicyError, EvalError) as error:
+        print(f"watercolour eval: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    match = evaluation.head_to_head
+    rate = match.win_rate
+    interval = f"[{rate.low:.0%}, {rate.high:.0%}]" if rate.low is not None else "[no interval]"
+    shown = f"{rate.mean:.0%} {interval}" if rate.mean is not None else "none (nothing compared)"
+    print(f"B against A: win rate {shown}, {match.wins} won, {match.losses} lost, {match.ties} tied, {match.left_out} left out")
+    if evaluation.diversity_ratio is not None:
+        print(f"diversity: B's paintings vary {evaluation.diversity_ratio:.0%} as much as A's")
+    for warning in evaluation.warnings:
+        print(f"warning: {warning}")
+    print(f"written to {args.out / 'index.html'}")
+    return EXIT_FAILED if args.expect_better and not match.better else EXIT_OK

@@ -1,0 +1,64 @@
+"""B's painting against A's, for one subject and sample, judged in both orders.
+
+B wins when the judge prefers it in both orders, loses when it prefers A in both; orders that disagree
+are a tie (the judge's position bias, not a preference). A painting that failed the gate loses to one
+that passed, and two failed paintings tie. When either painting or either verdict is missing because
+something gave no answer, the comparison is left out and counted, never scored as a loss.
+Verdicts are kept in Redis, so a rerun asks the judge only what it was not asked before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+from watercolour_shared.cache_keys import verdict_key
+from watercolour_shared.judge.pairwise import Judge
+from watercolour_shared.judge.verdict import Verdict
+from watercolour_shared.redis_cache import RedisCache
+from watercolour_shared.run_dir.evaluation import Match, Painting
+
+log = logging.getLogger(__name__)
+
+SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}
+
+
+class HeadToHead:
+    def __init__(self, judge: Judge, cache: RedisCache | None, folder: Path):
+        self.judge = judge
+        self.cache = cache
+        self.folder = folder
+        self._prompt = hashlib.sha256(judge.prompt.encode()).hexdigest()[:16]
+
+    async def match(self, a: Painting, b: Painting) -> Match:
+        if "unavailable" in (a.status, b.status):
+            return Match(sample=a.sample, outcome="left-out", why=a.failure or b.failure or "no answer")
+        if a.status == "failed" or b.status == "failed":
+            if a.status == b.status:
+                return Match(sample=a.sample, outcome="tie", why="both failed the gate")
+            return Match(sample=a.sample, outcome="win" if a.status == "failed" else "loss", why="only one passed the gate")
+        png_a, png_b = (self.folder / a.png).read_bytes(), (self.folder / b.png).read_bytes()
+        a_first = await self._verdict(png_a, png_b)
+        b_first = await self._verdict(png_b, png_a)
+        if a_first is None or b_first is None:
+            return Match(sample=a.sample, outcome="left-out", why="a judge call failed", a_first=a_first, b_first=b_first)
+        b_votes = (a_first.winner == "B") + (b_first.winner == "A")
+        outcome = {2: "win", 0: "loss"}.get(b_votes, "tie")
+        why = {"win": "B preferred in both orders", "loss": "A preferred in both orders", "tie": "the orders disagree"}[outcome]
+        return Match(sample=a.sample, outcome=outcome, why=why, a_first=a_first, b_first=b_first)
+
+    async def _verdict(self, first: bytes, second: bytes) -> Verdict | None:
+        digests = [hashlib.sha256(png).hexdigest() for png in (first, second)]
+        key = verdict_key(digests[0], digests[1], "eval-pair", self.judge.name, self._prompt)
+        cached = await self.cache.get(key) if self.cache else None
+        if cached is not None:
+            return Verdict.model_validate_json(cached)
+        try:
+            verdict = await self.judge.compare(first, second)
+        except Exception as error:  # noqa: BLE001 - a failed call leaves this comparison out, never a loss
+            log.warning("judge call failed: %s", error)
+            return None
+        if self.cache:
+            await self.cache.put(key, verdict.model_dump_json())
+        return verdict

@@ -1,0 +1,138 @@
+"""The painters `watercolour eval` compares: where a policy's replies come from.
+
+- a local model folder or adapter folder, or a run directory (its saved weights), loaded as
+  `watercolour paint` loads them (watercolour-trainer must be installed for these);
+- an OpenAI-compatible endpoint serving the policy (vLLM, TGI): `URL#MODEL`.
+
+Every policy writes one reply per (subject, seed); None means no answer came (infrastructure), so that
+painting is left out, never scored. Each sample has its own fixed seed, so sample k of a subject is the
+same reply however many samples are asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from watercolour_shared.run_dir import RunPlan, RunReader, weights_kind
+from watercolour_shared.run_dir.layout import PLAN
+from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
+from watercolour_studio.pool.painter import PaintingModel
+
+
+class PolicyError(ValueError):
+    """A policy that cannot paint at all (no such folder, no answering endpoint): one line, before any work."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    temperature: float = 1.0
+    top_p: float = 0.95
+    top_k: int = 20
+    max_new_tokens: int = 4096
+
+
+class Policy(Protocol):
+    source: str
+    training_judge: str | None  # the judge that trained it, when its run recorded one
+    trained_on: list[str]  # the subjects its run trained on, when it recorded them
+
+    async def check(self) -> None: ...
+    async def write(self, subject: str, seed: int) -> str | None: ...
+    async def close(self) -> None: ...
+
+
+def open_policy(spec: str, sampling: Sampling, base_model: str | None = None, token: str | None = None) -> Policy:
+    if spec.startswith(("http://", "https://")):
+        url, _, model = spec.partition("#")
+        if not model:
+            raise PolicyError(f"{spec}: name the served model after '#', e.g. {url}#my-policy")
+        return EndpointPolicy(url, model, sampling, token)
+    return LocalPolicy.from_path(Path(spec), sampling, base_model)
+
+
+class EndpointPolicy:
+    def __init__(self, url: str, model: str, sampling: Sampling, token: str | None):
+        self.source = f"{url}#{model}"
+        self.training_judge = None
+        self.trained_on: list[str] = []
+        self.painter = PaintingModel(model, url, token, temperature=sampling.temperature, retries=2)
+        self.sampling = sampling
+
+    async def check(self) -> None:
+        if not await self.painter.probe("/models", timeout_s=10.0):
+            raise PolicyError(f"{self.source}: the endpoint does not answer GET /models")
+
+    async def write(self, subject: str, seed: int) -> str | None:
+        try:
+            return await self.painter.paint(subject, seed)
+        except (ServiceUnavailable, ServiceRejected):
+            return None
+
+    async def close(self) -> None:
+        await self.painter.close()
+
+
+class LocalPolicy:
+    """A model or adapter folder; generation runs in a worker thread, one sample at a time, seeded."""
+
+    def __init__(self, model: str, adapter: str | None, sampling: Sampling, source: str, plan: RunPlan | None = None):
+        self.model_name, self.adapter = model, adapter
+        self.sampling = sampling
+        self.source = source
+        self.training_judge = plan.judge if plan else None
+        self.trained_on = plan.subjects if plan else []
+        self._loaded = None
+
+    @classmethod
+    def from_path(cls, path: Path, sampling: Sampling, base_model: str | None) -> LocalPolicy:
+        if not path.is_dir():
+            raise PolicyError(f"{path}: no such model, adapter or run directory")
+        plan = None
+        if (path / PLAN).exists():  # a run directory: the weights it saved, what trained them and on what
+            plan = RunReader(path).plan()
+            saved = RunReader(path).saved_weights()
+            if saved is None:
+                raise PolicyError(f"{path}: the run saved no weights yet")
+            base_model = base_model or (plan.model if plan else None)
+            path = saved.folder
+        kind = weights_kind({entry.name for entry in path.iterdir()})
+        if kind == "model":
+            return cls(str(path), None, sampling, str(path), plan)
+        if kind == "adapter":
+            base = base_model or json.loads((path / "adapter_config.json").read_text()).get("base_model_name_or_path")
+            if not base:
+                raise PolicyError(f"{path}: an adapter without a base model: pass --base-model")
+            return cls(base, str(path), sampling, f"{base} + {path}", plan)
+        raise PolicyError(f"{path}: holds neither a model (config.json + weights) nor an adapter")
+
+    async def check(self) -> None:
+        try:
+            await asyncio.to_thread(self._load)
+        except ImportError as error:
+            raise PolicyError(f"{self.source}: local policies need watercolour-trainer installed ({error})") from None
+        except (OSError, ValueError) as error:
+            raise PolicyError(f"{self.source}: cannot load: {str(error).splitlines()[0]}") from None
+
+    async def write(self, subject: str, seed: int) -> str | None:
+        return await asyncio.to_thread(self._generate, subject, seed)
+
+    async def close(self) -> None:
+        self._loaded = None
+
+    def _load(self):
+        if self._loaded is None:
+            from watercolour_trainer.paint_command import load_painter
+
+            self._loaded = load_painter(self.model_name, self.adapter, bf16=False)
+        return self._loaded
+
+    def _generate(self, subject: str, seed: int) -> str:
+        from watercolour_trainer.paint_command import sample_replies
+
+        model, tokenizer = self._load()
+        s = self.sampling
+        return sample_replies(model, tokenizer, subject, seed, 1, s.temperature, s.top_p, s.top_k, s.max_new_tokens)[0]

@@ -1,0 +1,139 @@
+"""One evaluation, start to end: both policies paint every held-out subject, the environment gates,
+renders and scores each painting, the judge compares A's and B's in both orders, and eval.json and its
+page are written into the eval folder."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tqdm import tqdm
+
+from watercolour_shared.env_client import EnvClient
+from watercolour_shared.judge.pairwise import Judge
+from watercolour_shared.redis_cache import RedisCache
+from watercolour_shared.run_dir.evaluation import Evaluation, SubjectRow, SubjectSetInfo, write_evaluation
+from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
+from watercolour_shared.subjects import SubjectSet
+from watercolour_studio.eval.diversity import COLLAPSE_SHARE, distinct_share, spread
+from watercolour_studio.eval.head_to_head import HeadToHead
+from watercolour_studio.eval.page import write_page
+from watercolour_studio.eval.paintings import Replies, paint_subject
+from watercolour_studio.eval.policies import Policy, PolicyError
+from watercolour_studio.eval.summary import head_to_head, policy_summary, ratio
+
+VERDICT_TTL_S = 30 * 24 * 3600
+
+
+class EvalError(RuntimeError):
+    """Something the whole evaluation needs is missing: said in one line before any work."""
+
+
+@dataclass
+class EvalPlan:
+    policies: dict[str, Policy]  # "A" (the starting point) and "B" (the one measured against it)
+    subjects: SubjectSet
+    samples: int
+    seed: int
+    env_url: str
+    judge: Judge
+    out: Path
+    token: str | None = None
+    show_progress: bool = True
+
+
+async def evaluate(plan: EvalPlan) -> Evaluation:
+    plan.out.mkdir(parents=True, exist_ok=True)
+    cache = RedisCache(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), VERDICT_TTL_S)
+    async with EnvClient(plan.env_url, plan.token) as env:
+        await _preflight(env, plan)
+        total = len(plan.policies) * len(plan.subjects.subjects) * plan.samples
+        paintings, seconds = {}, {}
+        with tqdm(total=total, desc="paintings", unit="painting", disable=not plan.show_progress) as bar:
+            for label in plan.policies:
+                started, replies = time.perf_counter(), Replies(plan.out / f"replies-{label}.jsonl")
+                paintings[label] = await _paint_all(env, plan, label, replies, bar.update)
+                seconds[f"write {label}"] = round(replies.seconds, 1)
+                seconds[f"render and score {label}"] = round(time.perf_counter() - started - replies.seconds, 1)
+    started = time.perf_counter()
+    judge = HeadToHead(plan.judge, cache if cache.available else None, plan.out)
+    rows = []
+    for index, subject in enumerate(tqdm(plan.subjects.subjects, desc="judging", disable=not plan.show_progress)):
+        a, b = paintings["A"][index], paintings["B"][index]
+        matches = [await judge.match(pa, pb) for pa, pb in zip(a, b, strict=True)]
+        rows.append(_row(subject, a, b, matches, plan.out))
+    seconds["judge and diversity"] = round(time.perf_counter() - started, 1)
+    await cache.close()
+    for policy in plan.policies.values():
+        await policy.close()
+    evaluation = _evaluation(plan, rows)
+    evaluation.seconds = seconds
+    write_evaluation(plan.out, evaluation)
+    write_page(plan.out, evaluation)
+    return evaluation
+
+
+async def _preflight(env: EnvClient, plan: EvalPlan) -> None:
+    try:
+        await env.readiness()
+    except (ServiceUnavailable, ServiceRejected) as error:
+        raise EvalError(f"the environment at {plan.env_url} does not answer: {error}") from None
+    for label, policy in plan.policies.items():
+        try:
+            await policy.check()
+        except PolicyError as error:
+            raise EvalError(f"policy {label}: {error}") from None
+
+
+async def _paint_all(env: EnvClient, plan: EvalPlan, label: str, replies: Replies, progress) -> list:
+    policy = plan.policies[label]
+    return [
+        await paint_subject(env, policy, replies, subject, index, plan.samples, plan.seed, plan.out, label, progress)
+        for index, subject in enumerate(plan.subjects.subjects)
+    ]
+
+
+def _row(subject: str, a: list, b: list, matches: list, out: Path) -> SubjectRow:
+    diversity, distinct = {}, {}
+    for label, paintings in (("A", a), ("B", b)):
+        diversity[label] = spread([(out / p.png).read_bytes() for p in paintings if p.status == "passed" and p.png])
+        distinct[label] = distinct_share([p.brush_calls for p in paintings if p.status != "unavailable"])
+    return SubjectRow(subject=subject, a=a, b=b, matches=matches, diversity=diversity, distinct_code=distinct)
+
+
+def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
+    js_chars = {p.js: len((plan.out / p.js).read_text(encoding="utf-8")) for row in rows for p in row.a + row.b if p.js}
+    summaries = {label: policy_summary(label, policy.source, rows, js_chars) for label, policy in plan.policies.items()}
+    diversity_ratio = ratio(summaries["B"].diversity, summaries["A"].diversity)
+    training_judge = plan.policies["B"].training_judge
+    same_judge = None if training_judge is None else training_judge == plan.judge.name
+    warnings = []
+    if same_judge:
+        warnings.append(f"B was trained by {plan.judge.name}, the judge of this head-to-head: pass --judge a held-out one")
+    if diversity_ratio is not None and diversity_ratio < COLLAPSE_SHARE:
+        warnings.append(f"B's paintings vary {diversity_ratio:.0%} as much as A's (below {COLLAPSE_SHARE:.0%}): collapse")
+    matches = head_to_head(rows)
+    if matches.left_out:
+        warnings.append(f"{matches.left_out} comparisons left out: something gave no answer (not counted as losses)")
+    return Evaluation(
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        subjects=SubjectSetInfo(name=plan.subjects.name, sha256=plan.subjects.sha256, count=len(plan.subjects.subjects)),
+        samples=plan.samples,
+        seed=plan.seed,
+        judge=plan.judge.name,
+        training_judge=training_judge,
+        same_judge=same_judge,
+        policies=summaries,
+        head_to_head=matches,
+        diversity_ratio=diversity_ratio,
+        warnings=warnings,
+        rows=rows,
+    )
+
+
+def run(plan: EvalPlan) -> Evaluation:
+    return asyncio.run(evaluate(plan))

@@ -1,0 +1,58 @@
+"""From every subject's paintings and matches to the numbers on top of eval.json: per policy, head to head,
+and the diversity ratio. Every mean comes with a 95% interval over subjects (stats.py); left-out
+paintings and comparisons count in no mean."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from watercolour_shared.run_dir.evaluation import HeadToHead, Interval, Painting, PolicySummary, SubjectRow
+from watercolour_studio.eval.head_to_head import SCORES
+from watercolour_studio.eval.stats import subject_interval
+
+
+def policy_summary(label: str, source: str, rows: list[SubjectRow], js_chars: dict[str, int]) -> PolicySummary:
+    """`js_chars`: each painting's code length, by its .js path."""
+    mine = [getattr(row, label.lower()) for row in rows]
+    answered = [[p for p in paintings if p.status != "unavailable"] for paintings in mine]
+    violations = Counter(code for paintings in answered for p in paintings for code in p.violations)
+    scorers = {p.hps_scorer for paintings in answered for p in paintings if p.hps_scorer}
+    return PolicySummary(
+        label=label,
+        source=source,
+        paintings=sum(len(paintings) for paintings in answered),
+        unavailable=sum(len(all_) - len(ok) for all_, ok in zip(mine, answered, strict=True)),
+        gate_pass_rate=subject_interval([[float(p.status == "passed") for p in paintings] for paintings in answered]),
+        violations=dict(violations.most_common()),
+        length_chars=subject_interval([[js_chars[p.js] for p in paintings] for paintings in answered]),
+        length_term=_term(answered, "length"),
+        hps=_term(answered, "hps"),
+        hps_scorer=", ".join(sorted(scorers)) or None,
+        judge=_term(answered, "judge"),
+        diversity=subject_interval([[row.diversity[label]] for row in rows if row.diversity.get(label) is not None]),
+        distinct_code=subject_interval([[row.distinct_code[label]] for row in rows if row.distinct_code.get(label) is not None]),
+    )
+
+
+def _term(answered: list[list[Painting]], term: str) -> Interval:
+    return subject_interval([[p.reward[term] for p in paintings if p.reward.get(term) is not None] for paintings in answered])
+
+
+def head_to_head(rows: list[SubjectRow]) -> HeadToHead:
+    outcomes = Counter(match.outcome for row in rows for match in row.matches)
+    decided = [[SCORES[m.outcome] for m in row.matches if m.outcome in SCORES] for row in rows]
+    win_rate = subject_interval(decided)
+    judged = outcomes["win"] + outcomes["loss"] + outcomes["tie"]
+    return HeadToHead(
+        win_rate=win_rate,
+        wins=outcomes["win"],
+        losses=outcomes["loss"],
+        ties=outcomes["tie"],
+        left_out=outcomes["left-out"],
+        tie_share=outcomes["tie"] / judged if judged else None,
+        better=win_rate.low is not None and win_rate.low > 0.5,
+    )
+
+
+def ratio(b: Interval, a: Interval) -> float | None:
+    return b.mean / a.mean if a.mean and b.mean is not None else None
