@@ -4,6 +4,7 @@ heuristic scorer), a tiny local policy built here, and OpenAI-compatible endpoin
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tests.studio.conftest import PAINTINGS, chat, fenced, watercolour
 from tests.trainer.conftest import corpus
 from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.judge.offline import wash_quality
+from watercolour_shared.run_dir import RunWriter
 from watercolour_shared.run_dir.evaluation import read_evaluation
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
@@ -122,3 +124,26 @@ def test_bad_input_gets_one_line_and_exit_2(problem, full_reward_env_url, subjec
         "endpoint without model": "name the served model",
     }[problem]
     assert expected in lines[0]
+
+
+def test_a_run_directory_paints_with_its_weights_and_says_what_trained_it(tiny_policy, full_reward_env_url, subjects, tmp_path):
+    """B is a run directory: its saved model paints, its plan's subjects are not held out, and its plan's judge is
+    this eval's judge, which eval warns about. With no --out, the eval lands in the run's eval/."""
+    run = tmp_path / "run"
+    shutil.copytree(tiny_policy, run / "model")
+    plan = {"model": "tiny", "subjects": [SUBJECTS[1]], "weights": {}, "lora": None, "push_to": None, "judge": "offline-judge"}
+    RunWriter(run).write_plan(plan)
+    with ScriptedServer(answers(PAINTINGS, 12)) as model:
+        refused = run_eval(f"{model.url}#painter", str(run), full_reward_env_url, subjects, tmp_path / "refused")
+        subjects.write_text(f"{SUBJECTS[0]}\n{SUBJECTS[2]}\n")
+        done = watercolour(
+            "eval", "--a", f"{model.url}#painter", "--b", str(run), "--env-url", full_reward_env_url, "--subjects",
+            str(subjects), "--samples", "1", "--judge", "offline", "--max-new-tokens", "16", "--quiet",
+        )  # fmt: skip
+    assert refused.returncode == 2 and f"not held out: {SUBJECTS[1]}" in refused.stderr, refused.stderr
+    assert done.returncode == 0, done.stderr
+    evaluation = read_evaluation(run / "eval")
+    assert evaluation.same_judge and evaluation.training_judge == "offline-judge"
+    assert evaluation.policies["B"].source == str(run / "model") and evaluation.head_to_head.losses == 2
+    assert any("--judge a held-out one" in warning for warning in evaluation.warnings), evaluation.warnings
+    assert "warning: B was trained by offline-judge" in done.stdout
