@@ -67,7 +67,8 @@ def test_the_plan_keeps_what_the_trainer_wrote(tmp_path):
     RunWriter(tmp_path).write_plan(json.loads((BEFORE / "run.json").read_text()))
     written, before = json.loads((tmp_path / "run.json").read_text()), json.loads((BEFORE / "run.json").read_text())
     assert {key: written[key] for key in before} == before
-    assert written.keys() - before.keys() == {"subjects"} and written["subjects"] == [before["subject"]]
+    assert written.keys() - before.keys() == {"subjects", "judge"} and written["subjects"] == [before["subject"]]
+    assert written["judge"] is None  # written before runs recorded the judge that trained them
 
 
 def test_resume_forgets_the_later_steps_and_a_torn_metrics_line(tmp_path):
