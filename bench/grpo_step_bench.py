@@ -34,7 +34,7 @@ from trainer_bench import build
 from transformers import PreTrainedTokenizerFast, TrainerCallback
 
 from watercolour_demo.tiny_policy import CHAT_TEMPLATE, SPECIAL_TOKENS
-from watercolour_shared.reward import MIX_TERMS
+from watercolour_shared.reward import format_weights
 from watercolour_shared.run_dir import RunReader, RunWriter
 from watercolour_trainer import options as launch_options
 from watercolour_trainer.compiled_generation import longest_prompt
@@ -93,7 +93,7 @@ def main() -> None:
 
     url = serve_environment()
     run_dir = args.run_dir or Path(tempfile.mkdtemp(prefix="grpo-step-bench-"))
-    weights = ",".join(str(getattr(WEIGHTS, term)) for term in MIX_TERMS)
+    weights = format_weights(WEIGHTS)
     subjects = [flag for subject in SUBJECTS[: args.prompts_per_step] for flag in ("--subject", subject)]
     compiled = [] if args.compiled_generation is None else [f"--{'' if args.compiled_generation else 'no-'}compiled-generation"]
     options = launch_options.parse(

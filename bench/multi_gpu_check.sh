@@ -19,7 +19,7 @@ save_policy(build_policy(tokenizer, SIZES["small"]), tokenizer, Path("/tmp/tiny-
 PY
 accelerate launch --config_file trainer/watercolour_trainer/configs/multi_gpu.yaml --num_processes 2 \
   trainer/watercolour_grpo.py --env-url http://127.0.0.1:8321 --model /tmp/tiny-policy --lora --all-linear --bf16 \
-  --weights 0,1,0,0 --steps 3 --max-completion-length 256 --report-to none --run-dir /tmp/mgpu-run 2>&1 | tee "$OUT/train.log"
+  --weights gate=0,length=1,judge=0,hps=0 --steps 3 --max-completion-length 256 --report-to none --run-dir /tmp/mgpu-run 2>&1 | tee "$OUT/train.log"
 python3 - <<'PY'
 import json, os
 from pathlib import Path

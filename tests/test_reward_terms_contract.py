@@ -11,7 +11,7 @@ import pytest
 from watercolour_demo.__main__ import parser as demo_parser
 from watercolour_env.reward import RewardAssembler
 from watercolour_shared.render_wire import Evaluation, RenderResult, RewardBreakdown
-from watercolour_shared.reward import MIX_TERMS, MODEL_TERMS, MixWeights, TermScores, parse_weights, preset
+from watercolour_shared.reward import MIX_TERMS, MODEL_TERMS, MixWeights, TermScores, format_weights, parse_weights, preset
 from watercolour_shared.run_dir import FilmRollout, RolloutRecord, StepTimings, summarise
 from watercolour_studio.checks.film_checks import groups_vary
 from watercolour_studio.gallery.cards import band
@@ -24,13 +24,33 @@ def test_the_mixs_models_name_exactly_the_terms():
     assert tuple(MixWeights.model_fields) == MIX_TERMS
     assert tuple(TermScores.model_fields) == MODEL_TERMS
     assert set(MIX_TERMS) <= set(RewardBreakdown.model_fields)
-    assert parse_weights("0.1,0.2,0.3,0.4") == MixWeights(**dict(zip(MIX_TERMS, (0.1, 0.2, 0.3, 0.4), strict=True)))
+    weights = MixWeights(**dict(zip(MIX_TERMS, (0.1, 0.2, 0.3, 0.4), strict=True)))
+    assert parse_weights(format_weights(weights)) == weights
+    assert parse_weights("hps=0.4, judge=0.3,length=0.2,gate=0.1") == weights  # named, so any order
+    with pytest.warns(FutureWarning, match="positional weights are read as gate,length,judge,hps"):
+        assert parse_weights("0.1,0.2,0.3,0.4") == weights
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("judge=0.6,hps=0.3,gate=0.05", "missing: length"),
+        ("judge=0.6,hps=0.3,gate=0.05,length=0.05,style=1", "'style=1' is not TERM=WEIGHT"),
+        ("judge=0.6,judge=0.3,gate=0.05,length=0.05", "judge twice"),
+        ("judge=much,hps=0.3,gate=0.05,length=0.05", "weight of judge is not a number"),
+        ("judge=-1,hps=0.3,gate=0.05,length=0.05", "weight of judge is negative"),
+        ("0.6,0.3", "name every term"),
+    ],
+)
+def test_weights_that_do_not_name_every_term_once_are_one_clear_error(text, error):
+    with pytest.raises(ValueError, match=error):
+        parse_weights(text)
 
 
 def test_every_part_names_the_same_terms():
     assert tuple(RewardAssembler().configured_terms()) == MODEL_TERMS  # the environment's /ready
     assert [name for name in ROLLOUT_FEATURES if name in MIX_TERMS] == list(MIX_TERMS)  # the Hub's rollouts dataset
-    assert ",".join(MIX_TERMS) in demo_parser().format_help()  # the demo's --weights
+    assert ",".join(f"{term}=" for term in MIX_TERMS) in re.sub(r"[\d.]+", "", demo_parser().format_help())  # --weights
     colours = re.search(r"TERM_COLOURS = \{(.*?)\}", (STATIC / "cards.js").read_text())[1]
     assert tuple(re.findall(r"(\w+):", colours)) == MIX_TERMS  # the gallery colours each term
 

@@ -24,10 +24,10 @@ from watercolour_demo.runner import run_loop
 from watercolour_demo.tiny_policy import SIZES
 from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import DEFAULT_CACHE, WarmStartConfig
-from watercolour_shared.reward import MIX_TERMS, by_term, parse_weights, preset
+from watercolour_shared.reward import format_weights, parse_weights, preset
 
 DEFAULTS = WarmStartConfig()
-JUDGE_LED = ",".join(str(weight) for weight in by_term(preset("judge-led")).values())  # the trainer's --weights text
+JUDGE_LED = format_weights(preset("judge-led"))  # the trainer's --weights text
 DEFAULT_RUN_DIR = Path("runs") / "demo"
 
 
@@ -46,7 +46,7 @@ def parser() -> argparse.ArgumentParser:
     # Below 1 the tiny policy's many unsure number tokens are sampled less wildly: fewer broken sketches, and
     # less noise in each step's gradient around the choices the reward tells apart.
     p.add_argument("--temperature", type=float, default=0.7, help="sampling temperature in GRPO (and in the look before it)")
-    p.add_argument("--weights", type=_weights, default=JUDGE_LED, help=f"reward weights {','.join(MIX_TERMS)}")
+    p.add_argument("--weights", type=_weights, default=JUDGE_LED, help=f"reward weights, every term named: {JUDGE_LED}")
     # Without it the tiny policy, pushed away from each broken sketch, soon writes nothing but broken sketches.
     p.add_argument("--beta", type=float, default=0.2, help="KL penalty that keeps GRPO near the warm start")
     p.add_argument("--scale-rewards", choices=("none", "group", "batch"), default="none", help="GRPO's advantage scaling")

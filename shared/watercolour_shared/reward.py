@@ -7,6 +7,7 @@ reward = 0 when the gate fails, else
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
@@ -38,12 +39,56 @@ class MixWeights(BaseModel):
         return self.weight(term) > 0
 
 
+# Until this date `0.05,0.05,0.6,0.3` is still read as one number per term in MIX_TERMS' order, with a warning:
+# a term added to the mix would silently shift the others.
+POSITIONAL_WEIGHTS_UNTIL = "2027-03-01"
+
+
 def parse_weights(text: str) -> MixWeights:
-    """`0.05,0.05,0.6,0.3`: one number per term, in the order of MIX_TERMS."""
-    parts = text.split(",")
+    """`judge=0.6,hps=0.3,gate=0.05,length=0.05`: every term named once, in any order."""
+    parts = [part.strip() for part in text.split(",")]
+    if not any("=" in part for part in parts):
+        return _positional_weights(parts)
+    named: dict[str, float] = {}
+    for part in parts:
+        term, equals, value = part.partition("=")
+        term = term.strip()
+        if not equals or term not in MIX_TERMS:
+            raise ValueError(f"{part!r} is not TERM=WEIGHT with a term of {', '.join(MIX_TERMS)}")
+        if term in named:
+            raise ValueError(f"weights name {term} twice")
+        named[term] = _number(term, value)
+    missing = [term for term in MIX_TERMS if term not in named]
+    if missing:
+        raise ValueError(f"weights name every term; missing: {', '.join(missing)}")
+    return MixWeights(**named)
+
+
+def format_weights(weights: MixWeights) -> str:
+    """The text parse_weights reads back: `gate=0.05,length=0.05,judge=0.6,hps=0.3`."""
+    return ",".join(f"{term}={weight:g}" for term, weight in by_term(weights).items())
+
+
+def _positional_weights(parts: list[str]) -> MixWeights:
     if len(parts) != len(MIX_TERMS):
-        raise ValueError(f"weights take {len(MIX_TERMS)} numbers: {','.join(MIX_TERMS)}")
-    return MixWeights(**dict(zip(MIX_TERMS, (float(part) for part in parts), strict=True)))
+        raise ValueError(f"weights name every term: {format_weights(MixWeights())}")
+    weights = MixWeights(**{term: _number(term, part) for term, part in zip(MIX_TERMS, parts, strict=True)})
+    warnings.warn(
+        f"positional weights are read as {','.join(MIX_TERMS)} until {POSITIONAL_WEIGHTS_UNTIL}: write {format_weights(weights)}",
+        FutureWarning,
+        stacklevel=3,
+    )
+    return weights
+
+
+def _number(term: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"the weight of {term} is not a number: {text.strip()!r}") from None
+    if value < 0:
+        raise ValueError(f"the weight of {term} is negative: {value:g}")
+    return value
 
 
 PRESETS: dict[str, MixWeights] = {

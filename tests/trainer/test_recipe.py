@@ -65,7 +65,7 @@ def test_a_recipe_key_that_is_not_a_flag_is_refused_by_name(tmp_path, capsys):
 
 
 def test_parsing_only_fills_the_flags_the_parser_defines():
-    run = options.parse(["--recipe", str(RECIPES[0]), *ENV, "--weights", "0.5,0.5,0,0"])
+    run = options.parse(["--recipe", str(RECIPES[0]), *ENV, "--weights", "gate=0.5,length=0.5,judge=0,hps=0"])
     defined = {action.dest for action in options.parser()._actions} - {"help"}
     assert set(vars(run)) == defined
     assert options.mix_weights(run).model_dump() == {"gate": 0.5, "length": 0.5, "judge": 0.0, "hps": 0.0}

@@ -31,7 +31,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--prompts-per-step", type=int, default=1, help="groups per step, each of its own episode (subjects in turn)")
     p.add_argument("--references", type=int, default=4, help="judge references per rollout")
     p.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help="the reward mix preset")
-    p.add_argument("--weights", type=_weights, help="explicit weights gate,length,judge,hps (wins over --mix)")
+    p.add_argument(
+        "--weights",
+        type=_weights,
+        help="explicit weights, every term named: judge=0.6,hps=0.3,gate=0.05,length=0.05 (wins over --mix)",
+    )
     # The policy and its adapter. The switches a recipe sets also take --no-..., so the command line can undo them.
     switch = argparse.BooleanOptionalAction
     p.add_argument("--lora", action=switch, default=False, help="train a LoRA adapter instead of every weight")
