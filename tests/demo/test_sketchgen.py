@@ -49,7 +49,7 @@ def test_every_sketch_passes_the_static_gate_as_code_and_as_a_reply(services, sk
 
 def test_only_allowed_methods_and_the_skeleton_are_called(services, sketches):
     everything = "\n".join(code for codes in sketches.values() for code in codes)
-    assert set(re.findall(r"\bbrush\.(\w+)\(", everything)) == services.rules.allowed_methods  # all 10, nothing else
+    assert set(re.findall(r"\bbrush\.(\w+)\(", everything)) <= services.rules.allowed_methods  # any of them, nothing else
     bare = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)\(", everything))
     assert bare == SKELETON_CALLS
 
