@@ -83,7 +83,7 @@ serve: setup
 # command only). The scorer Space is paused when the job ends.
 .PHONY: train-job
 train-job: setup
-	$(VENV)/bin/watercolour train-job --mix $(or $(MIX),judge-led) $(if $(DRY_RUN),--dry-run)
+	$(VENV)/bin/watercolour train-job $(if $(MIX),--mix $(MIX)) $(if $(DRY_RUN),--dry-run)
 
 clean:
 	rm -rf $(VENV) $(SCORER_VENV) out services/env/assets/node_modules

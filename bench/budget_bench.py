@@ -24,6 +24,7 @@ from pathlib import Path
 from watercolour_demo.sketchgen.generate import generate_sketch
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -35,12 +36,12 @@ def honest_sketches(generated: int) -> dict[str, str]:
     sketches = {f"pool/{path.name}": path.read_text() for path in sorted(POOL_SOURCES.glob("*.js"))}
     sketches["examples/flower.js"] = (ROOT / "examples" / "flower.js").read_text()
     # Every subject kind the generator knows, each composition it draws, and the demo's own warm-start shape.
-    for subject in ("a peach hibiscus", "green leaves", "tall stems", "a wild flower"):
+    for subject in (DEFAULT_SUBJECT, "green leaves", "tall stems", "a wild flower"):
         for seed in range(generated):
             sketches[f"generated/{subject}/{seed}"] = generate_sketch(subject, seed)
     for seed in range(generated):
         sketches[f"generated/close-up-no-wash/{seed}"] = generate_sketch(
-            "a peach hibiscus", seed, composition="close-up", paper_wash=False
+            DEFAULT_SUBJECT, seed, composition="close-up", paper_wash=False
         )
     return sketches
 

@@ -43,6 +43,7 @@ from watercolour_env.gate.static import NODE_BUDGET
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.settings import EnvSettings
 from watercolour_shared.render_wire import MAX_REPLY_CHARS
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 BENCH_DIR = Path(__file__).resolve().parent
 HEAD = "function setup() {\n  createCanvas(600, 600, WEBGL);\n  noLoop();\n}\nfunction draw() {\n  brush.circle(300, 300, 80);\n"
@@ -82,7 +83,7 @@ def inputs(chars: int) -> dict[str, str]:
         "flat_sketch": repeated("brush.fill('#e07a5f', 120);\nbrush.circle(300, 300, 80, 0.2);\n", room),
         "strings": repeated("s = 'a' + \"b\\x41\" + `c${d}e`;\n", room),
         "comments_and_decrements": repeated("/* note */ i-->0; // <!-- not code -->\n", room),
-        "generated_sketches": repeated(generate_sketch("a peach hibiscus", 1), room),
+        "generated_sketches": repeated(generate_sketch(DEFAULT_SUBJECT, 1), room),
         "garbage": "".join(noise.choice("(){}[];,.+-*/=<>!?:'\"abc 123\n") for _ in range(room)),
     }
     return {name: HEAD + body + TAIL for name, body in bodies.items()}

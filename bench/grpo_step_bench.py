@@ -36,6 +36,7 @@ from transformers import PreTrainedTokenizerFast, TrainerCallback
 from watercolour_demo.tiny_policy import CHAT_TEMPLATE, SPECIAL_TOKENS
 from watercolour_shared.reward import format_weights
 from watercolour_shared.run_dir import RunReader, RunWriter
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_trainer import options as launch_options
 from watercolour_trainer.compiled_generation import longest_prompt
 from watercolour_trainer.grpo_trainer import build_trainer
@@ -43,7 +44,7 @@ from watercolour_trainer.replicas import EnvReplicas
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPE = ROOT / "trainer" / "recipes" / "judge-led.yaml"
-SUBJECTS = ["a peach hibiscus", "a blue iris", "a white magnolia", "a fern sprig"]
+SUBJECTS = [DEFAULT_SUBJECT, "a blue iris", "a white magnolia", "a fern sprig"]
 
 
 def wide_tokenizer(vocab_size: int) -> PreTrainedTokenizerFast:

@@ -22,6 +22,7 @@ from PIL import Image
 from watercolour_scorer.backends.hpsv3_model import Hpsv3Backend
 from watercolour_scorer.random_hpsv3 import write_base, write_checkpoint
 from watercolour_scorer.settings import ScorerSettings
+from watercolour_shared.score_wire import DEFAULT_PROMPT
 
 BENCH_DIR = Path(__file__).resolve().parent
 PAINTINGS = sorted((BENCH_DIR.parent / "services" / "env" / "watercolour_env" / "data" / "pool" / "images").glob("*.png"))
@@ -40,7 +41,7 @@ def _synchronise(torch) -> None:
 def throughput(backend: Hpsv3Backend, batch: int, repeats: int) -> dict:
     import torch
 
-    images, prompts = paintings(batch), ["a loose watercolour flower"] * batch
+    images, prompts = paintings(batch), [DEFAULT_PROMPT] * batch
     backend.score_batch(images, prompts)  # warm-up
     _synchronise(torch)
     started = time.perf_counter()

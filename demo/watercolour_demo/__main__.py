@@ -24,10 +24,10 @@ from watercolour_demo.runner import run_loop
 from watercolour_demo.tiny_policy import SIZES
 from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import DEFAULT_CACHE, WarmStartConfig
-from watercolour_shared.reward import format_weights, parse_weights, preset
+from watercolour_shared.reward import DEFAULT_MIX, format_weights, parse_weights, preset
 
 DEFAULTS = WarmStartConfig()
-JUDGE_LED = format_weights(preset("judge-led"))  # the trainer's --weights text
+JUDGE_LED = format_weights(preset(DEFAULT_MIX))  # the trainer's --weights text
 DEFAULT_RUN_DIR = Path("runs") / "demo"
 
 

@@ -30,7 +30,7 @@ from watercolour_deploy import spaces
 from watercolour_deploy.space_hardware import SPACE_HARDWARE, VCPUS, price
 from watercolour_deploy.space_tree import LAYOUTS
 from watercolour_deploy.train_job import RECIPES, SCRIPT, JobPlan, timeout_hours
-from watercolour_shared.reward import PRESETS
+from watercolour_shared.reward import DEFAULT_MIX, PRESETS
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 # An editable install (make setup) runs from the checkout the Spaces and the job are built from.
@@ -52,7 +52,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         dest="spaces_command", required=True
     )
     deploy = group.add_parser("deploy", parents=[hub], help="create or update both Spaces and print their URLs")
-    deploy.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help="the env Space's default reward mix")
+    deploy.add_argument("--mix", choices=sorted(PRESETS), default=DEFAULT_MIX, help="the env Space's default reward mix")
     for kind in spaces.KINDS:
         deploy.add_argument(f"--from-{kind}", metavar="SPACE", help=f"duplicate the {kind} Space from this one")
         # The env Space sizes its browser pool by the flavour's vCPUs, so it takes one whose count is known.
@@ -76,7 +76,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
     job = commands.add_parser("train-job", parents=[hub], help="run a recipe's training on Hugging Face Jobs")
     chosen = job.add_mutually_exclusive_group()
-    chosen.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help=f"run the recipe {RECIPES}/MIX.yaml")
+    chosen.add_argument("--mix", choices=sorted(PRESETS), default=DEFAULT_MIX, help=f"run the recipe {RECIPES}/MIX.yaml")
     chosen.add_argument("--recipe", help=f"a recipe file under trainer/ (default: {RECIPES}/MIX.yaml)")
     job.add_argument("--env-url", action="append", help="an environment (repeat to spread; default: the env Space)")
     job.add_argument("--run-tag", help="default: watercolour-RECIPE (the recipe file's name)")

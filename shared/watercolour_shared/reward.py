@@ -91,8 +91,11 @@ def _number(term: str, text: str) -> float:
     return value
 
 
+# The preset a run, the environment and a Space use when nobody names one.
+DEFAULT_MIX = "judge-led"
+
 PRESETS: dict[str, MixWeights] = {
-    "judge-led": MixWeights(gate=0.05, length=0.05, judge=0.60, hps=0.30),
+    DEFAULT_MIX: MixWeights(gate=0.05, length=0.05, judge=0.60, hps=0.30),
     "hps-led": MixWeights(gate=0.05, length=0.05, judge=0.30, hps=0.60),
     "hps-only": MixWeights(gate=0.05, length=0.05, judge=0.0, hps=0.90),
 }

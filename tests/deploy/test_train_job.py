@@ -203,7 +203,7 @@ def test_durations_parse_and_a_recipe_must_travel_with_the_job():
     ("variables", "expected"),
     [
         (["MIX=hps-led", "DRY_RUN=1"], "train-job --mix hps-led --dry-run"),
-        ([], "train-job --mix judge-led"),
+        ([], "train-job"),  # the command's own default mix (DEFAULT_MIX), not a second one in the Makefile
     ],
 )
 def test_make_train_job(variables, expected):

@@ -11,6 +11,7 @@ from huggingface_hub import HfApi
 
 from watercolour_shared.reward import MIX_TERMS
 from watercolour_shared.run_dir import RECORDS, FilmRollout, RunReader
+from watercolour_shared.run_dir.layout import rollouts_repo
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def push_run(run: RunReader, repo_id: str, api: HfApi | None = None) -> dict[str
     message = "LoRA adapter" if saved.kind == "adapter" else "model"
     api.upload_folder(folder_path=saved.folder, repo_id=repo_id, commit_message=message)
     api.upload_folder(folder_path=run.root, repo_id=repo_id, allow_patterns=list(RECORDS), commit_message="film")
-    dataset_id = f"{repo_id}-rollouts"
+    dataset_id = rollouts_repo(repo_id)
     dataset_url = api.create_repo(dataset_id, repo_type="dataset", exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         parquet = Path(folder) / "data" / "train-00000-of-00001.parquet"

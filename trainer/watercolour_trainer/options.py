@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from watercolour_shared.reward import PRESETS, MixWeights, parse_weights, preset
+from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 SCALE_REWARDS = ("none", "group", "batch")
@@ -30,7 +30,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--subject", action="append", help="what to paint; repeat it for several (default: a peach hibiscus)")
     p.add_argument("--prompts-per-step", type=int, default=1, help="groups per step, each of its own episode (subjects in turn)")
     p.add_argument("--references", type=int, default=4, help="judge references per rollout")
-    p.add_argument("--mix", choices=sorted(PRESETS), default="judge-led", help="the reward mix preset")
+    p.add_argument("--mix", choices=sorted(PRESETS), default=DEFAULT_MIX, help="the reward mix preset")
     p.add_argument(
         "--weights",
         type=_weights,

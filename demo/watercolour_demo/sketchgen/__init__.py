@@ -1,7 +1,7 @@
 """Procedural watercolour sketches: seeded p5.brush code that uses only the 10 allowed methods.
 
     from watercolour_demo.sketchgen import generate_sketch
-    code = generate_sketch("a peach hibiscus", seed=3)
+    code = generate_sketch("a sunflower", seed=3)
 
 For a policy's training corpus, benchmark load and test material; `python -m
 watercolour_demo.sketchgen --help` writes a folder of them.

@@ -18,11 +18,12 @@ from pathlib import Path
 from watercolour_demo.sketchgen.generate import generate_sketch
 from watercolour_demo.sketchgen.reply import as_reply
 from watercolour_shared.length import length_score
+from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m watercolour_demo.sketchgen", description=__doc__.split("\n")[0])
-    parser.add_argument("--subject", default="a peach hibiscus")
+    parser.add_argument("--subject", default=DEFAULT_SUBJECT)
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--out", type=Path, required=True, help="folder to write into (created if missing)")
     parser.add_argument("--seed", type=int, default=0, help="the first seed; sketch i uses seed + i")

@@ -11,7 +11,8 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
-from watercolour_shared.reward import MIX_TERMS, MixWeights, preset
+from watercolour_shared.reward import DEFAULT_MIX, MIX_TERMS, MixWeights, preset
+from watercolour_shared.score_wire import DEFAULT_PROMPT
 from watercolour_shared.timeouts import QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
@@ -47,7 +48,7 @@ class EnvSettings(BaseSettings):
     scorer_url: str | None = Field(None, description="e.g. http://localhost:8001")
     scorer_token: str | None = Field(None, description="the scorer's bearer token, when it needs one")
     scorer_timeout_s: float = Field(SCORER_TIMEOUT_S, gt=0)
-    hps_prompt: str = Field("a loose watercolour flower", description="the recipe scored every image with this prompt")
+    hps_prompt: str = Field(DEFAULT_PROMPT, description="the recipe scored every image with this prompt")
     # The judge term: a VLM through an OpenAI-compatible endpoint, the offline stand-in, or off.
     judge: Literal["router", "offline", "off"] = Field("router", description="router = any chat-completions endpoint")
     judge_base_url: str = HF_ROUTER_URL
@@ -64,7 +65,7 @@ class EnvSettings(BaseSettings):
     pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
     pool_revision: str = Field("main", description="a 40-hex commit for reproducible runs; a branch floats (warned at load)")
     # The reward mix: a preset, then the recipe's per-term variables override it.
-    mix: str = Field("judge-led", description="judge-led | hps-led | hps-only")
+    mix: str = Field(DEFAULT_MIX, description="judge-led | hps-led | hps-only")
     gate_weight: float | None = Field(None, ge=0)
     length_weight: float | None = Field(None, ge=0)
     judge_weight: float | None = Field(None, ge=0)

@@ -18,6 +18,15 @@ MODEL = "model"
 # What goes to the Hub beside the weights, and what `check-run --from-hub` fetches back.
 RECORDS = (f"{FILM}/**", METRICS, PLAN)
 
+
+ROLLOUTS_SUFFIX = "-rollouts"
+
+
+def rollouts_repo(push_to: str) -> str:
+    """The Hub dataset that receives a run's rollouts, beside the model repo `push_to` that receives its weights."""
+    return f"{push_to}{ROLLOUTS_SUFFIX}"
+
+
 STEP_DIR = re.compile(r"step-(\d+)")
 ROLLOUT_JSON = re.compile(r"rollout-(\d+)\.json")
 FILM_FILE = re.compile(r"rollout-\d+\.(png|js)")

@@ -60,7 +60,7 @@ def _hub_rollouts(hub, repo: str) -> tuple[bool, str]:
     files = _hub_files(hub, repo, "dataset")
     if isinstance(files, str):
         return False, files
-    ok = any(name.endswith(("metadata.jsonl", ".parquet")) for name in files)
+    ok = any(name.endswith(".parquet") for name in files)  # the trainer pushes the rollouts as one parquet file
     return ok, f"rollouts dataset on the Hub: {repo}" if ok else f"the Hub dataset {repo} holds no rows ({len(files)} files)"
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from huggingface_hub import HfApi
 
 from watercolour_shared.run_dir import RunReader
+from watercolour_shared.run_dir.layout import rollouts_repo
 from watercolour_studio.checks.artifacts import artifacts
 from watercolour_studio.checks.film_checks import groups_vary, paintings_vary, rendered, reward_moves
 from watercolour_studio.checks.report import Check
@@ -25,15 +26,15 @@ class CheckOptions:
 def run_checks(run: RunReader, options: CheckOptions) -> list[Check]:
     rollouts, plan = run.all_rollouts(), run.plan()
     hub = HfApi(token=options.hub_token)
-    # The trainer pushes the weights to `push_to` and the rollouts to `push_to`-rollouts.
+    # The trainer pushes the weights to `push_to` and the rollouts to the dataset beside it.
     pushed = plan.push_to if plan else None
     adapter_repo = options.adapter_repo or pushed
-    rollouts_repo = options.rollouts_repo or (f"{pushed}-rollouts" if pushed else None)
+    dataset_repo = options.rollouts_repo or (rollouts_repo(pushed) if pushed else None)
     return [
         rendered(rollouts, options.max_timeout_share),
         reward_moves(run.metrics()),
         groups_vary(rollouts),
-        artifacts(run, rollouts, hub, adapter_repo, rollouts_repo),
+        artifacts(run, rollouts, hub, adapter_repo, dataset_repo),
         paintings_vary(rollouts),
         space_paused(plan, hub, options.space),
     ]
