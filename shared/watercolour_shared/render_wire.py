@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
-from watercolour_shared.reward import MixWeights
+from watercolour_shared.reward import MixWeights, preset
 from watercolour_shared.sketch_text import MAX_VIOLATIONS, SketchLine, SketchLines, SketchMessage, WellFormed
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_shared.violations import ViolationCode
@@ -78,13 +79,39 @@ class RenderResult(BaseModel):
         return self.status == "passed"
 
 
+# Until this date an episode may still name a preset (`mix`): it becomes that preset's weights as the options are
+# read, here and nowhere else. The trainer resolves its recipe's mix itself and sends weights.
+EPISODE_MIX_UNTIL = "2027-03-01"
+
+
 class EpisodeOptions(BaseModel):
     """Per-episode settings a trainer passes through `reset` (or with a batch)."""
 
     subject: str = DEFAULT_SUBJECT
-    weights: MixWeights | None = None
-    mix: str | None = Field(None, description="preset name; explicit weights win")
+    weights: MixWeights | None = Field(None, description="the episode's reward weights; the environment's default if unset")
     references: int | None = Field(None, ge=1, le=16, description="judge references per rollout; the env's default if unset")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _preset_named(cls, data):
+        """A `mix` (a preset's name) becomes its weights; explicit weights win, as they always did."""
+        if not isinstance(data, dict) or "mix" not in data:
+            return data
+        data = dict(data)
+        mix = data.pop("mix")
+        if mix is not None:
+            warnings.warn(f"episode option mix={mix!r} is read until {EPISODE_MIX_UNTIL}: send its weights", FutureWarning, 2)
+            data.setdefault("weights", None)
+            data["weights"] = data["weights"] if data["weights"] is not None else preset(mix)
+        return data
+
+    def weights_or(self, default: MixWeights) -> MixWeights:
+        """The weights this episode is scored with: its own, else the environment's default."""
+        return self.weights if self.weights is not None else default
+
+
+# What `reset` accepts as episode settings: the options' fields, and `mix` until EPISODE_MIX_UNTIL.
+EPISODE_SETTINGS = frozenset({*EpisodeOptions.model_fields, "mix"})
 
 
 class RewardBreakdown(BaseModel):

@@ -139,12 +139,3 @@ def mix_reward(gate_passed: bool, length: float, terms: TermScores, weights: Mix
     if missing:
         return MixedReward(total=None, unavailable_reason="no score for " + ", ".join(missing))
     return MixedReward(total=total)
-
-
-def resolve_weights(default: MixWeights, mix: str | None = None, weights: MixWeights | None = None) -> MixWeights:
-    """Per-episode weights: explicit weights win over a preset name, which wins over the service default."""
-    if weights is not None:
-        return weights
-    if mix is not None:
-        return preset(mix)
-    return default

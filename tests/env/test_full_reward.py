@@ -9,6 +9,7 @@ from tests.conftest import BUNDLED_POOL, fresh_seed, running_service, sketch
 from tests.shared.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import EpisodeOptions
+from watercolour_shared.reward import preset
 
 GROUP = [sketch("two-washes.js"), sketch("two-washes.js").replace("'#b83b5e'", "'#3b5eb8'"), "no sketch, sorry"]
 
@@ -38,7 +39,7 @@ async def test_judge_led_mix_adds_every_term(full_reward_env_url):
 
 async def test_hps_only_makes_no_judge_calls(full_reward_env_url):
     async with EnvClient(full_reward_env_url) as client:
-        [item] = await client.evaluate(GROUP[:1], seed=fresh_seed(), options=EpisodeOptions(mix="hps-only"))
+        [item] = await client.evaluate(GROUP[:1], seed=fresh_seed(), options=EpisodeOptions(weights=preset("hps-only")))
     assert item.reward.judge is None and "judge" not in item.reward.details
     assert item.reward.total == pytest.approx(0.05 + 0.05 * item.reward.length + 0.90 * item.reward.hps)
 

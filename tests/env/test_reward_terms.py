@@ -8,7 +8,7 @@ from tests.conftest import free_port, fresh_seed, running_service, sketch
 from tests.shared.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import EpisodeOptions
-from watercolour_shared.reward import MixWeights
+from watercolour_shared.reward import MixWeights, preset
 
 REFUSAL = "I would rather not paint today."
 
@@ -31,7 +31,9 @@ async def test_ready_says_which_terms_are_configured_and_reachable(env_with_scor
 
 async def test_a_judge_weight_without_a_judge_makes_the_reward_unavailable(env_with_scorer_url):
     async with EnvClient(env_with_scorer_url) as client:
-        [item] = await client.evaluate([sketch("two-washes.js")], seed=fresh_seed(), options=EpisodeOptions(mix="hps-led"))
+        [item] = await client.evaluate(
+            [sketch("two-washes.js")], seed=fresh_seed(), options=EpisodeOptions(weights=preset("hps-led"))
+        )
     assert item.reward.hps is not None
     assert item.reward.total is None and "judge" in item.reward.unavailable_reason
 

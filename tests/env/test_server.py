@@ -16,7 +16,7 @@ from tests.conftest import fresh_seed, running_service, sketch
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
 from watercolour_shared.env_client import EnvClient
-from watercolour_shared.reward import MixWeights
+from watercolour_shared.reward import MixWeights, preset
 
 REFUSAL = "I'm sorry, but I can't help with painting that."
 MEGABYTE = "function setup() { createCanvas(600, 600, WEBGL); }\n" + "brush.circle(1, 1, 1);\n" * 45000
@@ -131,7 +131,7 @@ async def test_per_request_weights_apply_without_a_restart(server_url):
 
         explicit = EpisodeOptions(weights=MixWeights(gate=0.5, length=0.5, judge=0, hps=0))
         [scored] = await client.evaluate([sketch("two-washes.js")], seed=41, options=explicit)
-        [judged] = await client.evaluate([sketch("two-washes.js")], seed=41, options=EpisodeOptions(mix="judge-led"))
+        [judged] = await client.evaluate([sketch("two-washes.js")], seed=41, options=EpisodeOptions(weights=preset("judge-led")))
     assert scored.reward.total == pytest.approx(0.5 + 0.5 * scored.reward.length)
     assert judged.reward.total is None
     assert "judge" in judged.reward.unavailable_reason

@@ -1,6 +1,7 @@
 import pytest
 
-from watercolour_shared.reward import MixWeights, TermScores, mix_reward, preset, resolve_weights
+from watercolour_shared.render_wire import EpisodeOptions
+from watercolour_shared.reward import MixWeights, TermScores, mix_reward, preset
 
 
 def test_failed_gate_scores_zero_whatever_the_terms():
@@ -33,6 +34,11 @@ def test_presets_match_the_recipe():
 def test_explicit_weights_win_over_preset_over_default():
     default = preset("judge-led")
     explicit = MixWeights(gate=1, length=0, judge=0, hps=0)
-    assert resolve_weights(default) == default
-    assert resolve_weights(default, mix="hps-only") == preset("hps-only")
-    assert resolve_weights(default, mix="hps-only", weights=explicit) == explicit
+    assert EpisodeOptions().weights_or(default) == default
+    with pytest.warns(FutureWarning, match="mix='hps-only' is read until"):
+        named = EpisodeOptions(mix="hps-only")
+    assert named.weights_or(default) == preset("hps-only") and "mix" not in named.model_dump()
+    with pytest.warns(FutureWarning):
+        assert EpisodeOptions(mix="hps-only", weights=explicit).weights_or(default) == explicit
+    with pytest.raises(ValueError, match="unknown mix preset"):
+        EpisodeOptions.model_validate({"mix": "vibes"})

@@ -16,9 +16,10 @@ from tests.stack.test_stack_serves import GROUP
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.redis_cache import RETRY_AFTER_S
 from watercolour_shared.render_wire import EpisodeOptions
+from watercolour_shared.reward import preset
 from watercolour_trainer.replicas import EnvReplicas
 
-OPTIONS = EpisodeOptions(mix="judge-led")
+OPTIONS = EpisodeOptions(weights=preset("judge-led"))
 ENDLESS = "```javascript\nfunction setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }\n```"
 MEMORY_BOMB = (
     "```javascript\nfunction setup() { createCanvas(600, 600, WEBGL); }\n"

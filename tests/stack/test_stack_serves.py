@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import ROOT, fresh_seed
 from watercolour_shared.env_client import EnvClient
 from watercolour_shared.render_wire import EpisodeOptions
+from watercolour_shared.reward import preset
 
 FLOWER = (ROOT / "examples" / "flower.js").read_text()
 # A group of 8 as GRPO sends it: the flower in its own colours, and one reply with no sketch at all.
@@ -36,7 +37,7 @@ def group_seed() -> int:
 async def test_a_judge_led_group_has_every_term_and_adds_up(env_url, group_seed):
     assert len(set(GROUP)) == 8
     async with EnvClient(env_url) as client:
-        results = await client.evaluate(GROUP, seed=group_seed, options=EpisodeOptions(mix="judge-led"))
+        results = await client.evaluate(GROUP, seed=group_seed, options=EpisodeOptions(weights=preset("judge-led")))
     painted, refused = [item.reward for item in results[:7]], results[7].reward
     for reward in painted:
         assert None not in (reward.total, reward.judge, reward.hps), reward
@@ -50,5 +51,5 @@ async def test_a_judge_led_group_has_every_term_and_adds_up(env_url, group_seed)
 async def test_the_same_group_answers_from_the_shared_cache_on_either_replica(replicas, group_seed):
     for replica in replicas:
         async with EnvClient(replica.url) as client:
-            results = await client.evaluate(GROUP, seed=group_seed, options=EpisodeOptions(mix="judge-led"))
+            results = await client.evaluate(GROUP, seed=group_seed, options=EpisodeOptions(weights=preset("judge-led")))
         assert all(item.render.cached for item in results[:7]), replica

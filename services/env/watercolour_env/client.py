@@ -1,7 +1,7 @@
 """OpenEnv client of the watercolour environment: one WebSocket session per client.
 
     async with WatercolourEnv(base_url="http://localhost:8000") as env:
-        first = await env.reset(subject="a sunflower", mix="hps-led", seed=7)
+        first = await env.reset(subject="a sunflower", weights=preset("hps-led").model_dump(), seed=7)
         result = await env.step(WatercolourAction(reply=completion))
         result.reward, result.observation.breakdown
 

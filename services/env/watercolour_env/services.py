@@ -21,7 +21,6 @@ from watercolour_shared.readiness import Readiness, assess
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult
-from watercolour_shared.reward import resolve_weights
 from watercolour_shared.scorer_client import ScorerClient
 
 log = logging.getLogger(__name__)
@@ -78,7 +77,7 @@ class EnvServices:
 
     async def evaluate(self, reply: str, seed: int, options: EpisodeOptions) -> Evaluation:
         """One rollout: render result and reward. Never raises, so one rollout never changes another's answer."""
-        weights = resolve_weights(self.settings.default_weights(), options.mix, options.weights)
+        weights = options.weights_or(self.settings.default_weights())
         try:
             result = await self.pipeline.run(reply, seed)
             return Evaluation(render=result, reward=await self.rewards.assess(result, weights, options, seed))

@@ -16,8 +16,7 @@ from openenv.core.env_server.interfaces import Environment
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
 from watercolour_env.services import EnvServices
 from watercolour_shared.prompts import user_prompt
-from watercolour_shared.render_wire import EpisodeOptions
-from watercolour_shared.reward import resolve_weights
+from watercolour_shared.render_wire import EPISODE_SETTINGS, EpisodeOptions
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +39,11 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
     def _begin(self, seed: int | None, episode_id: str | None, given: dict) -> WatercolourObservation:
         """Episode settings (subject, mix, weights) come as keywords or inside `options`; keywords win."""
         settings = {**(given.pop("options", None) or {}), **{k: v for k, v in given.items() if v is not None}}
-        unknown = set(settings) - set(EpisodeOptions.model_fields)
+        unknown = set(settings) - EPISODE_SETTINGS
         if unknown:
             log.warning("reset ignores unknown episode settings: %s", sorted(unknown))
         options = EpisodeOptions.model_validate({k: v for k, v in settings.items() if k not in unknown})
-        resolved = resolve_weights(self.services.settings.default_weights(), options.mix, options.weights)
+        resolved = options.weights_or(self.services.settings.default_weights())
         self._options = options
         self._state = WatercolourState(
             episode_id=episode_id or str(uuid4()),
