@@ -79,11 +79,11 @@ bench-scorer: setup-scorer
 serve: setup
 	$(VENV)/bin/watercolour serve
 
-# The recipe's training on Hugging Face Jobs (MIX=judge-led|hps-led|hps-only; DRY_RUN=1 prints the
-# command only). The scorer Space is paused when the job ends.
+# The recipe's training on Hugging Face Jobs (RECIPE=judge-led|hps-led|hps-only or a .yaml under trainer/;
+# MIX is its old name; DRY_RUN=1 prints the command only). The scorer Space is paused when the job ends.
 .PHONY: train-job
 train-job: setup
-	$(VENV)/bin/watercolour train-job $(if $(MIX),--mix $(MIX)) $(if $(DRY_RUN),--dry-run)
+	$(VENV)/bin/watercolour train-job $(if $(or $(RECIPE),$(MIX)),--recipe $(or $(RECIPE),$(MIX))) $(if $(DRY_RUN),--dry-run)
 
 clean:
 	rm -rf $(VENV) $(SCORER_VENV) out services/env/assets/node_modules

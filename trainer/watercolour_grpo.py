@@ -26,7 +26,7 @@
       --push-to-hub
 
 The recipe file (trainer/recipes/judge-led.yaml) holds the run: model, mix, LoRA, sampling and optimisation
-flags; a flag given after it on the command line wins. `watercolour train-job --mix judge-led --dry-run`
+flags; a flag given after it on the command line wins. `watercolour train-job --recipe judge-led --dry-run`
 prints this command for your Spaces. Locally, in the project's environment (`make setup`):
 `.venv/bin/python trainer/watercolour_grpo.py --recipe trainer/recipes/judge-led.yaml --env-url http://127.0.0.1:8000`.
 On several GPUs: `accelerate launch --config_file trainer/watercolour_trainer/configs/<cfg>.yaml

@@ -18,6 +18,15 @@ from watercolour_shared.hardware import hourly_cost
 
 SCRIPT = "trainer/watercolour_grpo.py"
 RECIPES = "trainer/recipes"
+# `train-job --mix NAME` chose a recipe by its name; it is read as `--recipe NAME`, with a warning, until then.
+OLD_MIX_FLAG_UNTIL = "2027-03-01"
+
+
+def recipe_path(recipe: str) -> str:
+    """A recipe's file under the checkout: a name in trainer/recipes/ (`hps-led`), or a .yaml path as given."""
+    return recipe if recipe.endswith((".yaml", ".yml")) else f"{RECIPES}/{recipe}.yaml"
+
+
 # Where the job mounts the checkout's folders; the script imports the project's packages from WATERCOLOUR_SRC.
 JOB_ROOT = "/opt/watercolour"
 MOUNTED = ("shared", "trainer")

@@ -68,7 +68,7 @@ def no_token(monkeypatch, tmp_path):
 
 
 def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
-    code, out, err = watercolour("train-job", "--mix", "hps-only", "--dry-run")
+    code, out, err = watercolour("train-job", "--recipe", "hps-only", "--dry-run")
     assert code == 0, err
     command = printed_command(out)
     assert command[1:4] == ["jobs", "uv", "run"] and Path(command[0]).name == "hf"
@@ -97,6 +97,12 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     assert spaces.repo(SCORER, "space").stage == "RUNNING"  # a dry run changes nothing
 
 
+def test_the_old_mix_flag_names_the_same_recipe_with_a_warning(spaces, watercolour):
+    code, out, err = watercolour("train-job", "--mix", "hps-only", "--dry-run")
+    assert code == 0 and "use --recipe hps-only" in err, err
+    assert "--recipe /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(printed_command(out)))
+
+
 def test_the_jobs_flavor_is_the_trainers(spaces, watercolour):
     """The trainer prices its plan by --flavor, so the job passes on the hardware it asks for."""
     code, out, err = watercolour("train-job", "--flavor", "a100-large", "--dry-run")
@@ -107,7 +113,7 @@ def test_the_jobs_flavor_is_the_trainers(spaces, watercolour):
 
 
 def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
-    code, out, _ = watercolour("train-job", "--mix", "judge-led", "--dry-run", "--", "--lr", "1e-5")
+    code, out, _ = watercolour("train-job", "--recipe", "judge-led", "--dry-run", "--", "--lr", "1e-5")
     assert code == 0
     command = printed_command(out)
     command.insert(4, "--dry-run")  # hf's own: prints the resolved job, submits nothing
@@ -123,7 +129,7 @@ def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
 
 
 def test_after_the_job_the_scorer_space_is_paused(spaces, watercolour, fake_hf):
-    code, out, err = watercolour("train-job", "--mix", "hps-led", "--env-url", "http://10.0.0.5:8000")
+    code, out, err = watercolour("train-job", "--recipe", "hps-led", "--env-url", "http://10.0.0.5:8000")
     assert code == 0, err
     launched = fake_hf.read_text().splitlines()
     assert launched[:-1] == printed_command(out)[1:] and launched[-1] == f"token={os.environ['HF_TOKEN']}"
@@ -162,7 +168,7 @@ def test_a_dry_run_needs_no_token_and_shows_what_it_would_look_up(hub, watercolo
 
 def test_a_dry_run_needs_no_hub_even_with_a_namespace(watercolour, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{free_port()}")
-    code, out, err = watercolour("train-job", "--dry-run", "--namespace", "me", "--mix", "hps-led")
+    code, out, err = watercolour("train-job", "--dry-run", "--namespace", "me", "--recipe", "hps-led")
     assert code == 0, err
     assert parsed(trainer_args(printed_command(out))).env_url == ["https://me-watercolour-env.hf.space"]
     assert re.search(r"# not looked up: the env Space me/watercolour-env's URL .*: the Hub at \S+ cannot be reached", out)
@@ -202,7 +208,8 @@ def test_durations_parse_and_a_recipe_must_travel_with_the_job():
 @pytest.mark.parametrize(
     ("variables", "expected"),
     [
-        (["MIX=hps-led", "DRY_RUN=1"], "train-job --mix hps-led --dry-run"),
+        (["RECIPE=hps-led", "DRY_RUN=1"], "train-job --recipe hps-led --dry-run"),
+        (["MIX=hps-led"], "train-job --recipe hps-led"),  # the old variable names the same recipe
         ([], "train-job"),  # the command's own default mix (DEFAULT_MIX), not a second one in the Makefile
     ],
 )
