@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from watercolour_demo.__main__ import parser as demo_parser
-from watercolour_env.reward import RewardAssembler
+from watercolour_env.reward_assembly import RewardAssembler
 from watercolour_shared.render_wire import Evaluation, RenderResult, RewardBreakdown
 from watercolour_shared.reward import MIX_TERMS, MODEL_TERMS, MixWeights, TermScores, format_weights, parse_weights, preset
 from watercolour_shared.run_dir import FilmRollout, RolloutRecord, StepTimings, summarise

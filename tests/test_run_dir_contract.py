@@ -19,10 +19,10 @@ from watercolour_shared.reward import MIX_TERMS, PRESETS
 from watercolour_shared.run_dir import RunReader, RunWriter
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
 from watercolour_studio.gallery.app import gallery_app
+from watercolour_trainer.env_reward import EnvReward, StepClock
 from watercolour_trainer.hub import rollouts_dataset
 from watercolour_trainer.monitoring import StepMonitor
 from watercolour_trainer.replicas import Outcome
-from watercolour_trainer.rewards import EnvReward, StepClock
 
 PNG = io.BytesIO()
 Image.new("RGB", (600, 600), "#b83b5e").save(PNG, format="PNG")

@@ -13,12 +13,12 @@ from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.run_dir import RunWriter
 from watercolour_trainer import compiled_generation
+from watercolour_trainer.env_reward import EnvReward, StepClock
 from watercolour_trainer.grpo_config import grpo_config
 from watercolour_trainer.lora import lora_config
 from watercolour_trainer.monitoring import StepMonitor
 from watercolour_trainer.options import compiles_generation
 from watercolour_trainer.replicas import EnvReplicas
-from watercolour_trainer.rewards import EnvReward, StepClock
 
 
 def episodes(subjects: list[str], count: int) -> list[dict]:

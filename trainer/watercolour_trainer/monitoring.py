@@ -10,7 +10,7 @@ from transformers import TrainerCallback
 
 from watercolour_shared.run_dir import RunWriter, StepMetrics, by_group, mean_reward, summarise
 from watercolour_trainer.compiled_generation import CompileCount
-from watercolour_trainer.rewards import StepClock
+from watercolour_trainer.env_reward import StepClock
 
 log = logging.getLogger(__name__)
 # The numbers of a step that trackio charts, beside its components, violations and timings.

@@ -11,7 +11,7 @@ from watercolour_env.gate.rules import GateRules, load_rules
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.reference_download import download_reference_pool
 from watercolour_env.render.renderer import Renderer
-from watercolour_env.reward import RewardAssembler
+from watercolour_env.reward_assembly import RewardAssembler
 from watercolour_env.settings import EnvSettings
 from watercolour_env.terms import HpsTerm, JudgeTerm
 from watercolour_shared.judge.chat_judge import ChatJudge

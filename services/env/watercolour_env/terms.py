@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from watercolour_env.reward import TermScore
+from watercolour_env.reward_assembly import TermScore
 from watercolour_shared.judge.pairwise import PairwiseJudge
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.render_wire import EpisodeOptions, RenderResult
