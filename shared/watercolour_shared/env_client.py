@@ -27,7 +27,9 @@ class EnvRejected(ServiceRejected):
     """The environment refused the request (malformed, too large)."""
 
 
-class EnvClient(ServiceClient):
+class EnvHttpClient(ServiceClient):
+    """The environment's plain-HTTP batch calls; OpenEnv's WebSocket client is watercolour_env.client.WatercolourEnv."""
+
     unavailable = EnvUnavailable
     rejected = EnvRejected
 

@@ -7,7 +7,7 @@ import pytest
 
 from tests.conftest import BUNDLED_POOL, fresh_seed, running_service, sketch
 from tests.shared.scripted_http import ScriptedServer
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import preset
 
@@ -20,7 +20,7 @@ def expected_total(reward) -> float:
 
 
 async def test_judge_led_mix_adds_every_term(full_reward_env_url):
-    async with EnvClient(full_reward_env_url) as client:
+    async with EnvHttpClient(full_reward_env_url) as client:
         results = await client.evaluate(GROUP, seed=fresh_seed())
     first, second, refused = (item.reward for item in results)
     for reward in (first, second):
@@ -38,7 +38,7 @@ async def test_judge_led_mix_adds_every_term(full_reward_env_url):
 
 
 async def test_hps_only_makes_no_judge_calls(full_reward_env_url):
-    async with EnvClient(full_reward_env_url) as client:
+    async with EnvHttpClient(full_reward_env_url) as client:
         [item] = await client.evaluate(GROUP[:1], seed=fresh_seed(), options=EpisodeOptions(weights=preset("hps-only")))
     assert item.reward.judge is None and "judge" not in item.reward.details
     assert item.reward.total == pytest.approx(0.05 + 0.05 * item.reward.length + 0.90 * item.reward.hps)
@@ -54,7 +54,7 @@ async def test_health_and_ready_list_both_terms(full_reward_env_url):
 
 
 async def test_an_episode_can_ask_for_fewer_references(full_reward_env_url):
-    async with EnvClient(full_reward_env_url) as client:
+    async with EnvHttpClient(full_reward_env_url) as client:
         [item] = await client.evaluate(GROUP[:1], seed=fresh_seed(), options=EpisodeOptions(references=2))
     assert sorted(c["tier"] for c in item.reward.details["judge"]["comparisons"]) == ["love", "okay"]
 
@@ -81,7 +81,7 @@ async def test_a_judge_that_always_picks_a_splits_every_reference():
         ScriptedServer([(200, verdict, 0)]) as judge,
         running_service("watercolour_env.server.app", router_env(judge.url), "/health") as url,
     ):
-        async with EnvClient(url) as client:
+        async with EnvHttpClient(url) as client:
             [item] = await client.evaluate(GROUP[:1], seed=fresh_seed())
         calls = len(judge.requests)
     assert item.reward.judge == 0.5  # position bias: every reference split
@@ -93,7 +93,7 @@ async def test_a_judge_that_always_picks_a_splits_every_reference():
 async def test_a_judge_without_quota_makes_the_reward_unavailable_never_zero():
     no_quota = {"error": "You have exceeded your monthly included credits"}
     with ScriptedServer([(402, no_quota, 0)]) as judge, serving(router_env(judge.url)) as url:
-        async with EnvClient(url) as client:
+        async with EnvHttpClient(url) as client:
             [item] = await client.evaluate(GROUP[:1], seed=fresh_seed())
         calls = len(judge.requests)
     assert item.render.status == "passed"

@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import free_port, fresh_seed, running_service, sketch
 from tests.shared.scripted_http import ScriptedServer
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights, preset
 
@@ -14,7 +14,7 @@ REFUSAL = "I would rather not paint today."
 
 
 async def test_hps_only_mix_scores_through_the_scorer(env_with_scorer_url):
-    async with EnvClient(env_with_scorer_url) as client:
+    async with EnvHttpClient(env_with_scorer_url) as client:
         passed, refused = await client.evaluate([sketch("two-washes.js"), REFUSAL], seed=fresh_seed())
     assert passed.reward.hps is not None and 0 < passed.reward.hps < 1
     assert passed.reward.judge is None  # weight 0: never computed
@@ -30,7 +30,7 @@ async def test_ready_says_which_terms_are_configured_and_reachable(env_with_scor
 
 
 async def test_a_judge_weight_without_a_judge_makes_the_reward_unavailable(env_with_scorer_url):
-    async with EnvClient(env_with_scorer_url) as client:
+    async with EnvHttpClient(env_with_scorer_url) as client:
         [item] = await client.evaluate(
             [sketch("two-washes.js")], seed=fresh_seed(), options=EpisodeOptions(weights=preset("hps-led"))
         )
@@ -48,7 +48,7 @@ async def test_a_scorer_that_is_down_makes_the_hps_reward_unavailable_never_zero
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         down = httpx.get(f"{url}/ready", timeout=30)
         assert down.status_code == 503 and down.json()["terms_reachable"]["hps"] is False
-        async with EnvClient(url) as client:
+        async with EnvHttpClient(url) as client:
             [item] = await client.evaluate([sketch("two-washes.js")], seed=fresh_seed())
             [gate_only] = await client.evaluate(
                 [sketch("two-washes.js")], options=EpisodeOptions(weights=MixWeights(gate=1, length=0, judge=0, hps=0))
@@ -62,7 +62,7 @@ async def test_a_scorer_answering_nonsense_makes_the_term_unavailable_not_the_gr
     with ScriptedServer([(200, {"unexpected": "shape"}, 0)]) as scorer:
         settings = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_SCORER_URL": scorer.url, "WATERCOLOUR_MIX": "hps-only"}
         with running_service("watercolour_env.server.app", settings, "/health") as url:
-            async with EnvClient(url) as client:
+            async with EnvHttpClient(url) as client:
                 passed, refused = await client.evaluate([sketch("two-washes.js"), REFUSAL], seed=fresh_seed())
     assert passed.render.status == "passed"
     assert passed.reward.total is None and "hps" in passed.reward.unavailable_reason

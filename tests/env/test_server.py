@@ -15,7 +15,7 @@ import websockets
 from tests.conftest import fresh_seed, running_service, sketch
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.reward import MixWeights, preset
 
 REFUSAL = "I'm sorry, but I can't help with painting that."
@@ -104,7 +104,7 @@ def test_importing_the_server_builds_nothing():
 
 
 async def test_stateless_render(server_url):
-    async with EnvClient(server_url) as client:
+    async with EnvHttpClient(server_url) as client:
         result = await client.render(sketch("two-washes.js"), seed=21)
         without_png = await client.render(sketch("two-washes.js"), seed=21, include_png=False)
     assert result.passed and result.png_base64
@@ -114,7 +114,7 @@ async def test_stateless_render(server_url):
 async def test_a_group_is_evaluated_together_in_order_and_one_failure_fails_no_other(server_url):
     replies = [recoloured(c) for c in ("#b83b5e", "#3b5eb8", "#5eb83b")]
     replies = [replies[0], REFUSAL, replies[1], "function setup() { createCanvas(600, 600, WEBGL) ", replies[2]]
-    async with EnvClient(server_url) as client:
+    async with EnvHttpClient(server_url) as client:
         results = await client.evaluate(replies, seed=31)
     statuses = [item.render.status for item in results]
     assert statuses == ["passed", "failed", "passed", "failed", "passed"]
@@ -126,7 +126,7 @@ async def test_a_group_is_evaluated_together_in_order_and_one_failure_fails_no_o
 
 
 async def test_per_request_weights_apply_without_a_restart(server_url):
-    async with EnvClient(server_url) as client:
+    async with EnvHttpClient(server_url) as client:
         from watercolour_shared.render_wire import EpisodeOptions
 
         explicit = EpisodeOptions(weights=MixWeights(gate=0.5, length=0.5, judge=0, hps=0))

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import fresh_seed
 from tests.stack.compose import ENV_SERVICE, compose, containers, docker, up
 from tests.stack.test_stack_serves import GROUP
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.redis_cache import RETRY_AFTER_S
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import preset
@@ -56,7 +56,7 @@ async def test_redis_restarted_mid_run_costs_the_cache_never_a_result(env_url):
     """Redis goes down between two groups and comes back before a third: every answer is right, the
     ones without Redis are uncached (with a warning), and the cache is used again once it is back."""
     seeds = [fresh_seed() for _ in range(3)]
-    async with EnvClient(env_url) as client:
+    async with EnvHttpClient(env_url) as client:
         before = await client.evaluate(GROUP[:2], seed=seeds[0], options=OPTIONS)
         compose("stop", "redis")
         try:

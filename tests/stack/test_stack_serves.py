@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, fresh_seed
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import preset
 
@@ -36,7 +36,7 @@ def group_seed() -> int:
 
 async def test_a_judge_led_group_has_every_term_and_adds_up(env_url, group_seed):
     assert len(set(GROUP)) == 8
-    async with EnvClient(env_url) as client:
+    async with EnvHttpClient(env_url) as client:
         results = await client.evaluate(GROUP, seed=group_seed, options=EpisodeOptions(weights=preset("judge-led")))
     painted, refused = [item.reward for item in results[:7]], results[7].reward
     for reward in painted:
@@ -50,6 +50,6 @@ async def test_a_judge_led_group_has_every_term_and_adds_up(env_url, group_seed)
 
 async def test_the_same_group_answers_from_the_shared_cache_on_either_replica(replicas, group_seed):
     for replica in replicas:
-        async with EnvClient(replica.url) as client:
+        async with EnvHttpClient(replica.url) as client:
             results = await client.evaluate(GROUP, seed=group_seed, options=EpisodeOptions(weights=preset("judge-led")))
         assert all(item.render.cached for item in results[:7]), replica

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import sketch
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.prompts import user_prompt
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import preset
@@ -34,7 +34,7 @@ def write_plan(run_dir: Path, **extra) -> None:
 async def write_step(env_url: str, run_dir: Path, step: int, groups: list[list[str]]) -> list[RolloutRecord]:
     """Each group is evaluated together with its own seed, as the trainer does; returns the rollout records."""
     run, records = RunWriter(run_dir), []
-    async with EnvClient(env_url) as client:
+    async with EnvHttpClient(env_url) as client:
         for group, replies in enumerate(groups):
             seed = 1000 * step + group
             evaluations = await client.evaluate(replies, seed=seed, options=EpisodeOptions(subject=SUBJECT), include_png=True)

@@ -8,7 +8,7 @@ import pytest
 from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import PAINTINGS, SUBJECT, chat, fenced, generate, watercolour
 from tests.studio.film import BARE_PRIMITIVE, REFUSAL
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.paint import paint_fraction
 from watercolour_shared.prompts import chat_messages
 from watercolour_studio.durable import read_lines
@@ -37,7 +37,7 @@ async def test_only_paintings_that_pass_the_gate_are_kept_and_a_rerun_resumes(tm
         png = (tmp_path / row["file_name"]).read_bytes()
         assert (tmp_path / row["source"]).read_text() == code.strip()  # the code the gate found in the reply
         assert row["paint_coverage"] == round(paint_fraction(png), 4)
-        async with EnvClient(server_url) as env:  # the same code and seed render the same painting
+        async with EnvHttpClient(server_url) as env:  # the same code and seed render the same painting
             assert png == base64.b64decode((await env.render(code, seed=row["seed"])).png_base64)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.prompts import chat_messages
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_trainer.model_loading import load_policy, load_tokenizer, load_with_adapter
@@ -45,7 +45,7 @@ async def paint(args: argparse.Namespace, replies: list[str]) -> int:
     """Writes painting-NN.png (when it rendered), .js and .json; returns how many passed the gate."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    async with EnvClient(args.env_url) as env:
+    async with EnvHttpClient(args.env_url) as env:
         evaluations = await env.evaluate(replies, seed=args.seed, options=EpisodeOptions(subject=args.subject), include_png=True)
     for index, (reply, evaluation) in enumerate(zip(replies, evaluations, strict=True)):
         stem = out / f"painting-{index:02d}"

@@ -12,7 +12,7 @@ import logging
 
 from pydantic import ValidationError
 
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.readiness import Readiness
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
@@ -53,7 +53,7 @@ async def _ask_all(urls: list[str], token: str | None, timeout_s: float) -> list
 async def _ask(url: str, token: str | None, timeout_s: float) -> Readiness | str:
     """The environment's readiness, or why it gave none."""
     try:
-        async with EnvClient(url, token, timeout_s=timeout_s, retries=0) as client:
+        async with EnvHttpClient(url, token, timeout_s=timeout_s, retries=0) as client:
             return await client.readiness()
     except (ServiceUnavailable, ServiceRejected) as error:
         return str(error)

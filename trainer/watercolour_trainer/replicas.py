@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 from watercolour_shared.timeouts import CLIENT_TIMEOUT_S
@@ -66,7 +66,7 @@ class EnvReplicas:
     ):
         self.urls = urls
         self.retry_s = retry_s
-        self.clients = [EnvClient(url, token, timeout_s=timeout_s) for url in urls]
+        self.clients = [EnvHttpClient(url, token, timeout_s=timeout_s) for url in urls]
         self._resting_until = [0.0] * len(urls)
 
     def live(self) -> list[int]:

@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from watercolour_shared.env_client import EnvClient, EnvRejected, EnvUnavailable
+from watercolour_shared.env_client import EnvHttpClient, EnvRejected, EnvUnavailable
 from watercolour_shared.length import length_score
 from watercolour_shared.render_wire import RenderResult
 
@@ -77,7 +77,7 @@ def _read_sketch(source: str) -> str:
 
 async def _evaluate(reply: str, args: argparse.Namespace) -> RenderResult:
     if args.env_url:
-        async with EnvClient(args.env_url) as client:
+        async with EnvHttpClient(args.env_url) as client:
             return await client.render(reply, seed=args.seed, include_png=args.command == "render")
     from watercolour_env.services import EnvServices
     from watercolour_env.settings import EnvSettings

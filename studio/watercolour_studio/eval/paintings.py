@@ -14,16 +14,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation
-from watercolour_shared.reward import MixWeights
+from watercolour_shared.reward import MIX_TERMS, MixWeights
 from watercolour_shared.run_dir.evaluation import Painting
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 from watercolour_studio.eval.diversity import brush_sequence
 from watercolour_studio.eval.policies import Policy
 
 # Every term weighs something, so the environment computes each one; eval reports terms, never the total.
-EVERY_TERM = MixWeights(gate=0.25, length=0.25, judge=0.25, hps=0.25)
+EVERY_TERM = MixWeights(**{term: 1.0 for term in MIX_TERMS})
 
 
 def sample_seed(seed: int, subject_index: int, sample: int) -> int:
@@ -64,7 +64,7 @@ class Replies:
 
 
 async def paint_subject(
-    env: EnvClient,
+    env: EnvHttpClient,
     policy: Policy,
     replies: Replies,
     subject: str,

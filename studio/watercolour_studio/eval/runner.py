@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.judge.pairwise import Judge
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.run_dir.evaluation import Evaluation, SubjectRow, SubjectSetInfo, write_evaluation
@@ -49,7 +49,7 @@ class EvalPlan:
 async def evaluate(plan: EvalPlan) -> Evaluation:
     plan.out.mkdir(parents=True, exist_ok=True)
     cache = RedisCache(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), VERDICT_TTL_S)
-    async with EnvClient(plan.env_url, plan.token) as env:
+    async with EnvHttpClient(plan.env_url, plan.token) as env:
         await _preflight(env, plan)
         total = len(plan.policies) * len(plan.subjects.subjects) * plan.samples
         paintings, seconds = {}, {}
@@ -77,7 +77,7 @@ async def evaluate(plan: EvalPlan) -> Evaluation:
     return evaluation
 
 
-async def _preflight(env: EnvClient, plan: EvalPlan) -> None:
+async def _preflight(env: EnvHttpClient, plan: EvalPlan) -> None:
     try:
         await env.readiness()
     except (ServiceUnavailable, ServiceRejected) as error:
@@ -89,7 +89,7 @@ async def _preflight(env: EnvClient, plan: EvalPlan) -> None:
             raise EvalError(f"policy {label}: {error}") from None
 
 
-async def _paint_all(env: EnvClient, plan: EvalPlan, label: str, replies: Replies, progress) -> list:
+async def _paint_all(env: EnvHttpClient, plan: EvalPlan, label: str, replies: Replies, progress) -> list:
     policy = plan.policies[label]
     return [
         await paint_subject(env, policy, replies, subject, index, plan.samples, plan.seed, plan.out, label, progress)

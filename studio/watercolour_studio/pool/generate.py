@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour_shared.env_client import EnvClient
+from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import RenderResult
 from watercolour_studio.durable import append_line, read_lines, write_whole
 from watercolour_studio.pool.painter import PaintingModel
@@ -33,7 +33,7 @@ class Job:
     concurrency: int = 4
 
 
-async def generate(job: Job, painter: PaintingModel, env: EnvClient, report: Callable[[str], None]) -> int:
+async def generate(job: Job, painter: PaintingModel, env: EnvHttpClient, report: Callable[[str], None]) -> int:
     """Returns how many paintings of the subject the folder holds."""
     kept = _kept(job)
     attempt = _next_attempt(job.folder)
@@ -58,7 +58,7 @@ def _next_attempt(folder: Path) -> int:
     return max([-1, *logged, *kept]) + 1
 
 
-async def _attempt(job: Job, painter: PaintingModel, env: EnvClient, number: int) -> tuple[bool, str]:
+async def _attempt(job: Job, painter: PaintingModel, env: EnvHttpClient, number: int) -> tuple[bool, str]:
     """Whether a painting was kept, and what happened, in words."""
     seed = job.seed + number
     reply = await painter.paint(job.subject, seed)

@@ -7,7 +7,7 @@ import asyncio
 import os
 import sys
 
-from watercolour_shared.env_client import EnvClient, EnvRejected, EnvUnavailable
+from watercolour_shared.env_client import EnvHttpClient, EnvRejected, EnvUnavailable
 from watercolour_studio.pool.generate import EnvironmentUnavailable, Job, generate
 from watercolour_studio.pool.painter import PainterRejected, PainterUnavailable, PaintingModel
 
@@ -28,5 +28,5 @@ def run_generate(args: argparse.Namespace) -> int:
 
 async def _run(job: Job, args: argparse.Namespace) -> int:
     painter = PaintingModel(args.model, args.base_url, os.environ.get(args.token_env), args.temperature)
-    async with painter, EnvClient(args.env_url) as env:
+    async with painter, EnvHttpClient(args.env_url) as env:
         return await generate(job, painter, env, lambda line: print(line, flush=True))
