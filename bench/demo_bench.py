@@ -24,6 +24,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from watercolour_shared.run_dir.layout import RunLayout
+
 BENCH_DIR = Path(__file__).resolve().parent
 TARGETS = {"from_nothing_s": 15 * 60, "cached_s": 10 * 60, "peak_memory_gb": 4.0}
 
@@ -32,7 +34,7 @@ def demo_run(cache_dir: Path, run_dir: Path, seed: int, options: list[str]) -> d
     command = [sys.executable, "-m", "watercolour_demo", "--cache-dir", str(cache_dir), "--run-dir", str(run_dir)]
     command += ["--seed", str(seed), *options]
     subprocess.run(command, check=True)
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = json.loads(RunLayout(run_dir).summary_json.read_text())
     return {
         "seed": seed,
         "wall_s": summary["wall_s"],

@@ -25,6 +25,7 @@ from watercolour_demo.tiny_policy import SIZES
 from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import DEFAULT_CACHE, WarmStartConfig
 from watercolour_shared.reward import DEFAULT_MIX, format_weights, parse_weights, preset
+from watercolour_shared.run_dir.layout import RunLayout
 
 DEFAULTS = WarmStartConfig()
 JUDGE_LED = format_weights(preset(DEFAULT_MIX))  # the trainer's --weights text
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     context["wall_s"] = round(time.monotonic() - started, 1)
     context["peak_memory_gb"] = round(memory.peak_bytes / 2**30, 2)  # PSS of the demo and all it started
     say("\n" + summary.write(run_dir, summary.summarise(run_dir, rows, context)))
-    say(f"trackio: `trackio show --project watercolour-rl` (run {grpo.run_name}); logs: {run_dir / 'logs'}")
+    say(f"trackio: `trackio show --project watercolour-rl` (run {grpo.run_name}); logs: {RunLayout(run_dir).logs}")
     say(f"done in {clock(context['wall_s'])}, peak memory {context['peak_memory_gb']:.1f} GB")
     return 0
 

@@ -17,6 +17,7 @@ from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
 from watercolour_demo.warm_start import WarmStartConfig
 from watercolour_shared.run_dir import RunReader, StepMetrics
+from watercolour_shared.run_dir.layout import RunLayout
 
 
 def run_loop(
@@ -27,10 +28,10 @@ def run_loop(
     if env_url and ready(env_url.rstrip("/")) is None:  # before minutes of warm start, not after
         raise RuntimeError(f"the environment at {env_url} is not ready (GET /ready): start it, or leave out --env-url")
     run_dir.mkdir(parents=True, exist_ok=True)
-    found = prepare(warm, cache_dir, grpo, started, run_dir / "warm_start.json")
+    found = prepare(warm, cache_dir, grpo, started, RunLayout(run_dir).warm_start_record)
     grpo = replace(grpo, max_completion_length=found["max_completion_length"])
-    with _environment(env_url, run_dir / "logs", browsers) as url:
-        say(f"[4/4] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {run_dir / 'logs' / 'trainer.log'}")
+    with _environment(env_url, RunLayout(run_dir).logs, browsers) as url:
+        say(f"[4/4] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {RunLayout(run_dir).logs / 'trainer.log'}")
         rows = _train(url, Path(found["folder"]), run_dir, grpo, started)
     context = {
         "settings": asdict(grpo),
@@ -53,7 +54,7 @@ def _environment(env_url: str | None, log_dir: Path, browsers: int) -> Iterator[
 
 
 def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started: float) -> list[StepMetrics]:
-    log = run_dir / "logs" / "trainer.log"
+    log = RunLayout(run_dir).logs / "trainer.log"
     trainer = start_trainer(trainer_command(env_url, model, run_dir, grpo), log)
     follower = MetricsFollower(RunReader(run_dir))
     try:

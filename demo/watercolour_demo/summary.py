@@ -10,6 +10,7 @@ from pathlib import Path
 
 from watercolour_demo.choices import WATCHED, share, step_choices
 from watercolour_shared.run_dir import RunReader, StepMetrics
+from watercolour_shared.run_dir.layout import RunLayout
 
 SHOWN = ("step", "reward_mean", "reward_std", "gate_pass_rate", "dropped", "best")
 
@@ -106,6 +107,6 @@ def render(summary: dict) -> str:
 
 def write(run_dir: Path, summary: dict) -> str:
     text = render(summary)
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
-    (run_dir / "summary.txt").write_text(text + "\n")
+    RunLayout(run_dir).summary_json.write_text(json.dumps(summary, indent=2))
+    RunLayout(run_dir).summary_txt.write_text(text + "\n")
     return text

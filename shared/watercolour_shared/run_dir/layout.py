@@ -15,6 +15,10 @@ CHECKPOINTS = "checkpoints"
 # The trained weights: a LoRA adapter (PEFT layout) when the run trained one, else the whole model.
 ADAPTER = "adapter"
 MODEL = "model"
+# What the demo adds to its run: its services' and the trainer's logs, its summary, its warm start's record.
+LOGS = "logs"
+SUMMARY_JSON, SUMMARY_TXT = "summary.json", "summary.txt"
+WARM_START_RECORD = "warm_start.json"
 # What goes to the Hub beside the weights, and what `check-run --from-hub` fetches back.
 RECORDS = (f"{FILM}/**", METRICS, PLAN)
 
@@ -75,6 +79,9 @@ class RunLayout:
         self.checkpoints = self.root / CHECKPOINTS
         self.adapter = self.root / ADAPTER
         self.model = self.root / MODEL
+        self.logs = self.root / LOGS
+        self.summary_json, self.summary_txt = self.root / SUMMARY_JSON, self.root / SUMMARY_TXT
+        self.warm_start_record = self.root / WARM_START_RECORD
 
     def step_dir(self, step: int) -> Path:
         return self.film / step_name(step)
