@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     # 1. The environments, asked before anything heavy loads: each must answer for every term the run weighs.
     replicas = expand_replicas(options.env_url)
     try:
-        readiness = check_environments(replicas, weights, options.allow_missing_terms, token=os.environ.get("HF_TOKEN"))
+        readiness = check_environments(
+            replicas, weights, options.allow_missing_terms, token=os.environ.get("HF_TOKEN"), references=options.references
+        )
     except PreflightError as error:
         log.error("preflight failed; nothing was started:\n%s", error)
         return 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from watercolour_shared.reference_pool import ReferencePoolError, quotas
 from watercolour_shared.reward import MODEL_TERMS, MixWeights
 
 
@@ -22,6 +23,22 @@ class Readiness(BaseModel):
     terms_reachable: dict[str, bool]
     how_to_configure: dict[str, str] = {}  # for each term not configured: the settings that would configure it
     term_details: dict[str, dict] = {}  # what each configured term is, e.g. the judge's name and its pool
+
+    def references_problem(self, count: int) -> str | None:
+        """Why the judge could not draw `count` references per rollout from its pool with its tier mix, if it could not.
+        The trainer sets the count and the environment the tiers: this is where the two are held together."""
+        judge = self.term_details.get("judge")
+        if not judge or "tier_mix" not in judge:
+            return None
+        try:
+            wanted = quotas(judge["tier_mix"], count)
+        except ReferencePoolError as error:
+            return str(error)
+        short = {tier: quota for tier, quota in wanted.items() if judge["tiers"].get(tier, 0) < quota}
+        if not short:
+            return None
+        parts = ", ".join(f"{quota} {tier!r} (the pool holds {judge['tiers'].get(tier, 0)})" for tier, quota in short.items())
+        return f"{count} judge references per rollout with the tier mix {judge['tier_mix']} need {parts}"
 
     @property
     def judge(self) -> str | None:

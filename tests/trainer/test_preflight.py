@@ -37,3 +37,12 @@ def test_a_healthy_stack_prints_the_plan_and_its_cost(full_reward_env_url):
     assert "20 steps x 8 rollouts (1 prompt(s) x 8) over 1 environment replica(s)" in finished.stdout
     assert "about 2.0 h" in finished.stdout and "$10.00 trainer + $5.00 scorer Space" in finished.stdout
     assert '"judge": 0.3' in finished.stdout and '"hps": 0.6' in finished.stdout
+
+
+def test_more_judge_references_than_the_pool_holds_stop_the_run(full_reward_env_url):
+    """The trainer sets the references per rollout, the environment the tier mix and the pool: 16 references split
+    love/okay evenly need 8 'okay' paintings, and the bundled pool has fewer. The default 4 fit."""
+    finished = dry_run("--env-url", full_reward_env_url, "--mix", "hps-led", "--references", "16")
+    assert finished.returncode == 2
+    assert "16 judge references per rollout with the tier mix" in finished.stderr and "8 'okay'" in finished.stderr
+    assert dry_run("--env-url", full_reward_env_url, "--mix", "hps-led").returncode == 0

@@ -25,7 +25,12 @@ class PreflightError(RuntimeError):
 
 
 def check_environments(
-    urls: list[str], weights: MixWeights, allow_missing_terms: bool, token: str | None = None, timeout_s: float = 15.0
+    urls: list[str],
+    weights: MixWeights,
+    allow_missing_terms: bool,
+    token: str | None = None,
+    timeout_s: float = 15.0,
+    references: int | None = None,
 ) -> dict[str, Readiness]:
     """Each URL's /ready answer; raises PreflightError naming every problem found."""
     answers = asyncio.run(_ask_all(urls, token, timeout_s))
@@ -36,6 +41,8 @@ def check_environments(
             continue
         found[url] = answer
         term_problems = [f"{url}: {reason}" for reason in answer.unanswerable(weights)]
+        if references and weights.active("judge") and (misfit := answer.references_problem(references)):
+            problems.append(f"{url}: {misfit}")
         if term_problems and allow_missing_terms:
             for problem in term_problems:
                 log.warning("%s (continuing: --allow-missing-terms)", problem)

@@ -58,6 +58,7 @@ class JudgeTerm:
 
     def describe(self) -> dict:
         described = {"judge": self.pairwise.judge.name, "pool": self.references.origin, "tiers": self.references.tiers()}
+        described["tier_mix"] = self.tier_mix  # with `tiers`, a client can tell whether its reference count fits the pool
         return {**described, "references": self.count}
 
     async def reachable(self) -> bool:
