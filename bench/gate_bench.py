@@ -176,7 +176,7 @@ def health_polled(url: str):
 def health_under_load(posted: dict[str, str], rounds: int) -> dict:
     """/health latency while the real server gates the `posted` replies, one after another, `rounds` times."""
     bodies = {name: json.dumps({"reply": reply}).encode() for name, reply in posted.items()}  # encoded before timing
-    settings = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_JUDGE_WEIGHT": "0", "WATERCOLOUR_HPS_WEIGHT": "0"}
+    settings = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0,hps=0"}
     answers: dict[str, dict] = {}
     with (
         tempfile.TemporaryDirectory() as logs,

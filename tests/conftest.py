@@ -104,8 +104,7 @@ def server_url():
     settings = {
         "WATERCOLOUR_BROWSERS": "2",
         "WATERCOLOUR_RENDER_DEADLINE_S": str(TEST_DEADLINE_S),
-        "WATERCOLOUR_JUDGE_WEIGHT": "0",
-        "WATERCOLOUR_HPS_WEIGHT": "0",
+        "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0,hps=0",
     }
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url

@@ -19,14 +19,16 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from tests.deploy import dockerfile
 from tests.deploy.launch_script import defaults as launch_defaults
 from tests.deploy.variables import setting_variables
 from watercolour_demo.stack import JUDGE_TIER_MIX, REFERENCES
-from watercolour_env.settings import EnvSettings
+from watercolour_env.settings import EnvSettings, old_variables_set
 from watercolour_scorer.settings import ScorerSettings
 from watercolour_shared.cli import parser as watercolour_parser
+from watercolour_shared.reward import MixWeights
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -179,6 +181,18 @@ def test_a_renamed_setting_is_read_by_its_name_and_its_old_one(name, old_name, f
         with monkeypatch.context() as patched:
             patched.setenv(variable, value)
             assert getattr(EnvSettings(), field) == json.loads(value), variable
+
+
+def test_the_default_weights_are_one_setting_and_the_old_names_warn(monkeypatch):
+    monkeypatch.setenv("WATERCOLOUR_MIX", "hps-led")
+    monkeypatch.setenv("WATERCOLOUR_WEIGHTS", "judge=0, hps=0.9, gate=0.05, length=0.05")
+    assert EnvSettings().default_weights() == MixWeights(gate=0.05, length=0.05, judge=0, hps=0.9)  # it wins over the mix
+    assert old_variables_set() == []
+    monkeypatch.setenv("WATERCOLOUR_QUALITY_WEIGHT", "0.25")
+    assert old_variables_set() == ["WATERCOLOUR_QUALITY_WEIGHT is read until 2027-03-01: set WATERCOLOUR_WEIGHTS instead"]
+    monkeypatch.setenv("WATERCOLOUR_WEIGHTS", "judge=0.6,hps=0.3")
+    with pytest.raises(ValidationError, match="missing: gate, length"):
+        EnvSettings()
 
 
 def test_the_environments_call_a_scorer_of_their_own_profile():

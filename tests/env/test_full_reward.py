@@ -70,8 +70,7 @@ def router_env(judge_url: str) -> dict[str, str]:
         "WATERCOLOUR_JUDGE_BASE_URL": judge_url,
         "HF_TOKEN": "hf_test",
         "WATERCOLOUR_POOL_PATH": str(BUNDLED_POOL),
-        "WATERCOLOUR_MIX": "judge-led",
-        "WATERCOLOUR_QUALITY_WEIGHT": "0",
+        "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0.6,hps=0",
     }
 
 

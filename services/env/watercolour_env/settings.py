@@ -7,11 +7,11 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
-from watercolour_shared.reward import DEFAULT_MIX, MIX_TERMS, MixWeights, preset
+from watercolour_shared.reward import DEFAULT_MIX, MIX_TERMS, MixWeights, parse_weights, preset
 from watercolour_shared.score_wire import DEFAULT_PROMPT
 from watercolour_shared.timeouts import QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S
 
@@ -64,7 +64,9 @@ class EnvSettings(BaseSettings):
     pool_path: Path | None = Field(None, description="a local pool folder; wins over the Hub pool")
     pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
     pool_revision: str = Field("main", description="a 40-hex commit for reproducible runs; a branch floats (warned at load)")
-    # The reward mix: a preset, then the recipe's per-term variables override it.
+    # The weights for a client that sends none (the trainer always sends its own): WATERCOLOUR_WEIGHTS, every term
+    # named, else the preset WATERCOLOUR_MIX. The per-term variables still override them until OLD_WEIGHT_VARIABLES_UNTIL.
+    weights: str | None = Field(None, description="every term named: judge=0.6,hps=0.3,gate=0.05,length=0.05; wins over mix")
     mix: str = Field(DEFAULT_MIX, description="judge-led | hps-led | hps-only")
     gate_weight: float | None = Field(None, ge=0)
     length_weight: float | None = Field(None, ge=0)
@@ -79,11 +81,36 @@ class EnvSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
 
+    @field_validator("weights")
+    @classmethod
+    def _weights_name_every_term(cls, text: str | None) -> str | None:
+        if text is not None:
+            parse_weights(text)  # a typo stops the service at start-up, with the term named
+        return text
+
     def default_weights(self) -> MixWeights:
-        weights = preset(self.mix)
+        weights = parse_weights(self.weights) if self.weights else preset(self.mix)
         fields = self.model_dump()
         overrides = {term: fields[f"{term}_weight"] for term in MIX_TERMS}  # a term without its setting fails here
         return weights.model_copy(update={term: v for term, v in overrides.items() if v is not None})
+
+
+# Read, with a warning at start-up, until this date; then only WATERCOLOUR_WEIGHTS and WATERCOLOUR_MIX set the default.
+OLD_WEIGHT_VARIABLES_UNTIL = "2027-03-01"
+OLD_VARIABLES = {
+    **{f"WATERCOLOUR_{term.upper()}_WEIGHT": "WATERCOLOUR_WEIGHTS" for term in MIX_TERMS},
+    "WATERCOLOUR_QUALITY_WEIGHT": "WATERCOLOUR_WEIGHTS",
+    "WATERCOLOUR_JUDGE_MIX": "WATERCOLOUR_JUDGE_TIER_MIX",
+}
+
+
+def old_variables_set() -> list[str]:
+    """One line for each variable still set under a name that goes on OLD_WEIGHT_VARIABLES_UNTIL."""
+    return [
+        f"{old} is read until {OLD_WEIGHT_VARIABLES_UNTIL}: set {new} instead"
+        for old, new in OLD_VARIABLES.items()
+        if os.environ.get(old) is not None
+    ]
 
 
 @cache
