@@ -30,12 +30,11 @@ from pathlib import Path
 
 from watercolour_demo.sketchgen import as_reply, generate_sketch
 from watercolour_demo.stack import LocalStack
-from watercolour_shared.prompts import user_prompt
+from watercolour_shared.prompts import subject_of
 from watercolour_shared.subjects import EVAL_SUBJECTS_FILE
 
 BENCH_DIR = Path(__file__).resolve().parent
 TARGET_S = 10 * 60
-USER_PREFIX, USER_SUFFIX = user_prompt("\0").split("\0")  # around the subject in the policy's request
 
 
 def sketch_server(seed_offset: int) -> ThreadingHTTPServer:
@@ -47,7 +46,7 @@ def sketch_server(seed_offset: int) -> ThreadingHTTPServer:
 
         def do_POST(self):  # noqa: N802
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            subject = body["messages"][-1]["content"].removeprefix(USER_PREFIX).removesuffix(USER_SUFFIX)
+            subject = subject_of(body["messages"][-1]["content"])
             seed = body["seed"] + seed_offset
             reply = as_reply(generate_sketch(subject, seed), subject, seed)
             self._send(

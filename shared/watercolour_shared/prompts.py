@@ -20,6 +20,14 @@ def user_prompt(subject: str) -> str:
     return f"Paint {subject} in loose watercolour."
 
 
+def subject_of(prompt: str) -> str | None:
+    """The subject a user prompt asks for (what a run directory's records keep), or None for another text."""
+    before, after = user_prompt("\0").split("\0")
+    if prompt.startswith(before) and prompt.endswith(after) and len(prompt) > len(before) + len(after):
+        return prompt[len(before) : len(prompt) - len(after)]
+    return None
+
+
 def chat_messages(subject: str) -> list[dict[str, str]]:
     """The conversation a policy answers: system prompt, then the request for one painting."""
     return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": user_prompt(subject)}]

@@ -11,6 +11,7 @@ import pytest
 
 from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import PAINTINGS, chat, fenced, watercolour
+from tests.studio.conftest import SUBJECT as FILM_SUBJECT
 from tests.trainer.conftest import corpus
 from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.judge.offline import wash_quality
@@ -147,3 +148,19 @@ def test_a_run_directory_paints_with_its_weights_and_says_what_trained_it(tiny_p
     assert evaluation.policies["B"].source == str(run / "model") and evaluation.head_to_head.losses == 2
     assert any("--judge a held-out one" in warning for warning in evaluation.warnings), evaluation.warnings
     assert "warning: B was trained by offline-judge" in done.stdout
+
+
+def test_a_runs_own_paintings_compare_step_against_step_and_say_they_are_not_held_out(film, full_reward_env_url, tmp_path):
+    """The film's step 1 has one real sketch in each group of four (the rest fail the gate), step 4 only real ones:
+    sample k is the k-th rollout of the subject at that step. Sample 0 is the same sketch at both steps: a tie."""
+    flags = ("--env-url", full_reward_env_url, "--samples", "4", "--judge", "offline", "--quiet")
+    done = watercolour("eval", "--a", f"{film}@1", "--b", f"{film}@4", "--out", str(tmp_path / "eval"), *flags)
+    assert done.returncode == 0, done.stderr
+    evaluation = read_evaluation(tmp_path / "eval")
+    assert [row.subject for row in evaluation.rows] == [FILM_SUBJECT]
+    a, b, match = evaluation.policies["A"], evaluation.policies["B"], evaluation.head_to_head
+    assert (a.gate_pass_rate.mean, b.gate_pass_rate.mean) == (0.25, 1.0)
+    assert (match.wins, match.losses, match.ties, match.left_out) == (3, 0, 1, 0)
+    assert any("not held out" in warning for warning in evaluation.warnings)
+    missing = watercolour("eval", "--a", f"{film}@9", "--b", f"{film}@4", "--out", str(tmp_path / "none"), *flags)
+    assert missing.returncode == 2 and "the film holds no step 9" in missing.stderr, missing.stderr

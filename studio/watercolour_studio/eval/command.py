@@ -10,8 +10,8 @@ from pathlib import Path
 
 from watercolour_shared.run_dir.evaluation import EVAL_DIR
 from watercolour_shared.run_dir.layout import PLAN
-from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, load_subjects
-from watercolour_studio.eval.policies import PolicyError, Sampling, open_policy
+from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, SubjectSet, load_subjects
+from watercolour_studio.eval.policies import FilmPolicy, PolicyError, Sampling, open_policy
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 from watercolour_studio.judges import add_judge_arguments, judge_from
 
@@ -24,7 +24,7 @@ def add_eval_command(commands) -> None:
     parser.add_argument("--b", required=True, help=f"the policy measured against A: {POLICY_HELP}")
     parser.add_argument("--base-model", help="the base model of an adapter, when its adapter_config.json does not say")
     parser.add_argument("--env-url", required=True, help="the running environment that gates, renders and scores")
-    parser.add_argument("--subjects", type=Path, default=EVAL_SUBJECTS_FILE, help="held-out subjects, one per line")
+    parser.add_argument("--subjects", type=Path, help=f"held-out subjects, one per line (default {EVAL_SUBJECTS_FILE.name})")
     parser.add_argument("--trained-on", action="append", default=[], help="a subject the policies trained on (repeat)")
     parser.add_argument("--samples", type=int, default=4, help="paintings per subject and policy")
     parser.add_argument("--seed", type=int, default=0, help="sample k of subject i is seeded SEED + 1000 i + k")
@@ -39,6 +39,16 @@ def add_eval_command(commands) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_judge_arguments(parser)
     parser.set_defaults(run=_eval)
+
+
+def _film_subjects(films: list[FilmPolicy], chosen: Path | None) -> SubjectSet:
+    """A run's paintings are of the subjects it trained on: the ones every film painted, in the first one's order."""
+    if chosen is not None:
+        raise SubjectsError("--subjects does not apply to RUN_DIR@STEPS: a run's paintings are of its own subjects")
+    common = [subject for subject in films[0].subjects if all(subject in film.replies for film in films)]
+    if not common:
+        raise SubjectsError("the films share no subject to compare")
+    return SubjectSet(f"painted by {' and '.join(film.source for film in films)}", tuple(common))
 
 
 def _run_eval_folder(b: str) -> Path:
@@ -57,11 +67,15 @@ def _eval(args: argparse.Namespace) -> int:
             raise SubjectsError("--samples must be at least 1")
         args.out = args.out or _run_eval_folder(args.b)
         policies = {label: open_policy(spec, sampling, args.base_model, token) for label, spec in (("A", args.a), ("B", args.b))}
-        trained = [DEFAULT_SUBJECT, *args.trained_on, *(s for p in policies.values() for s in p.trained_on)]
-        subjects = load_subjects(args.subjects).held_out_from(trained)
-        plan = EvalPlan(
-            policies, subjects, args.samples, args.seed, args.env_url, judge_from(args), args.out, token, not args.quiet
-        )
+        films = [policy for policy in policies.values() if isinstance(policy, FilmPolicy)]
+        if films:
+            subjects = _film_subjects(films, args.subjects)
+        else:
+            trained = [DEFAULT_SUBJECT, *args.trained_on, *(s for p in policies.values() for s in p.trained_on)]
+            subjects = load_subjects(args.subjects or EVAL_SUBJECTS_FILE).held_out_from(trained)
+        judge = judge_from(args)
+        plan = EvalPlan(policies, subjects, args.samples, args.seed, args.env_url, judge, args.out, token, not args.quiet)
+        plan.held_out = not films
         evaluation = run(plan)
     except (SubjectsError, PolicyError, EvalError) as error:
         print(f"watercolour eval: {error}", file=sys.stderr)

@@ -53,7 +53,7 @@ class Replies:
         key = (subject, sample, seed)
         if key not in self.known:
             started = time.perf_counter()
-            reply = await policy.write(subject, seed)
+            reply = await policy.write(subject, sample, seed)
             self.seconds += time.perf_counter() - started
             if reply is None:
                 return None

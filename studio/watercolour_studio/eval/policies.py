@@ -2,7 +2,9 @@
 
 - a local model folder or adapter folder, or a run directory (its saved weights), loaded as
   `watercolour paint` loads them (watercolour-trainer must be installed for these);
-- an OpenAI-compatible endpoint serving the policy (vLLM, TGI): `URL#MODEL`.
+- an OpenAI-compatible endpoint serving the policy (vLLM, TGI): `URL#MODEL`;
+- the paintings a run directory already holds for given steps: `RUN_DIR@STEP[,STEP...]` (no model at all;
+  their subjects are the run's training subjects, so such an eval is not held out, and says so).
 
 Every policy writes one reply per (subject, seed); None means no answer came (infrastructure), so that
 painting is left out, never scored. Each sample has its own fixed seed, so sample k of a subject is the
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from watercolour_shared.prompts import subject_of
 from watercolour_shared.run_dir import RunPlan, RunReader, weights_kind
 from watercolour_shared.run_dir.layout import PLAN
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
@@ -41,11 +44,14 @@ class Policy(Protocol):
     trained_on: list[str]  # the subjects its run trained on, when it recorded them
 
     async def check(self) -> None: ...
-    async def write(self, subject: str, seed: int) -> str | None: ...
+    async def write(self, subject: str, sample: int, seed: int) -> str | None: ...
     async def close(self) -> None: ...
 
 
 def open_policy(spec: str, sampling: Sampling, base_model: str | None = None, token: str | None = None) -> Policy:
+    run, at, steps = spec.rpartition("@")[0], "@" in spec, spec.rpartition("@")[2]
+    if at and (Path(run) / PLAN).is_file():
+        return FilmPolicy.from_run(Path(run), steps)
     if spec.startswith(("http://", "https://")):
         url, _, model = spec.partition("#")
         if not model:
@@ -66,7 +72,7 @@ class EndpointPolicy:
         if not await self.painter.probe("/models", timeout_s=10.0):
             raise PolicyError(f"{self.source}: the endpoint does not answer GET /models")
 
-    async def write(self, subject: str, seed: int) -> str | None:
+    async def write(self, subject: str, sample: int, seed: int) -> str | None:
         try:
             return await self.painter.paint(subject, seed)
         except (ServiceUnavailable, ServiceRejected):
@@ -117,7 +123,7 @@ class LocalPolicy:
         except (OSError, ValueError) as error:
             raise PolicyError(f"{self.source}: cannot load: {str(error).splitlines()[0]}") from None
 
-    async def write(self, subject: str, seed: int) -> str | None:
+    async def write(self, subject: str, sample: int, seed: int) -> str | None:
         return await asyncio.to_thread(self._generate, subject, seed)
 
     async def close(self) -> None:
@@ -136,3 +142,45 @@ class LocalPolicy:
         model, tokenizer = self._load()
         s = self.sampling
         return sample_replies(model, tokenizer, subject, seed, 1, s.temperature, s.top_p, s.top_k, s.max_new_tokens)[0]
+
+
+class FilmPolicy:
+    """What a run already painted at some steps: sample k of a subject is the k-th of its rollouts there."""
+
+    def __init__(self, source: str, replies: dict[str, list[str]], plan: RunPlan | None):
+        self.source = source
+        self.replies = replies
+        self.training_judge = plan.judge if plan else None
+        self.trained_on: list[str] = []  # its subjects are the film's own: nothing to hold out
+
+    @classmethod
+    def from_run(cls, run_dir: Path, steps_text: str) -> FilmPolicy:
+        try:
+            steps = [int(step) for step in steps_text.split(",")]
+        except ValueError:
+            raise PolicyError(f"{run_dir}@{steps_text}: steps are numbers, e.g. {run_dir}@1,2") from None
+        run = RunReader(run_dir)
+        missing = [step for step in steps if step not in run.steps()]
+        if missing:
+            raise PolicyError(f"{run_dir}: the film holds no step {', '.join(map(str, missing))}")
+        replies: dict[str, list[str]] = {}
+        for step in steps:
+            for rollout in run.rollouts(step):
+                subject = subject_of(rollout.record.prompt) or rollout.record.prompt
+                replies.setdefault(subject, []).append(rollout.record.reply)
+        return cls(f"{run_dir}@{steps_text}", replies, run.plan())
+
+    @property
+    def subjects(self) -> list[str]:
+        return list(self.replies)
+
+    async def check(self) -> None:
+        return None
+
+    async def write(self, subject: str, sample: int, seed: int) -> str | None:
+        """None when the film holds fewer paintings of the subject: that comparison is left out."""
+        painted = self.replies.get(subject, [])
+        return painted[sample] if sample < len(painted) else None
+
+    async def close(self) -> None:
+        return None

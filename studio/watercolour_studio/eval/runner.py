@@ -44,6 +44,7 @@ class EvalPlan:
     out: Path
     token: str | None = None
     show_progress: bool = True
+    held_out: bool = True  # False when a policy is a run's own paintings: their subjects are the ones it trained on
 
 
 async def evaluate(plan: EvalPlan) -> Evaluation:
@@ -112,6 +113,8 @@ def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
     training_judge = plan.policies["B"].training_judge
     same_judge = None if training_judge is None else training_judge == plan.judge.name
     warnings = []
+    if not plan.held_out:
+        warnings.append("the subjects are the ones the run painted in training: this eval is not held out")
     if same_judge:
         warnings.append(f"B was trained by {plan.judge.name}, the judge of this head-to-head: pass --judge a held-out one")
     if diversity_ratio is not None and diversity_ratio < COLLAPSE_SHARE:
