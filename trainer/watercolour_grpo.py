@@ -48,7 +48,7 @@ for _package in ("shared", "trainer"):
 from watercolour_shared.run_dir import RunWriter  # noqa: E402
 from watercolour_trainer import options as launch_options  # noqa: E402
 from watercolour_trainer.plan import build_plan, describe  # noqa: E402
-from watercolour_trainer.preflight import PreflightError, check_environments  # noqa: E402
+from watercolour_trainer.preflight import PreflightError, check_environments, client_wait  # noqa: E402
 from watercolour_trainer.replicas import EnvReplicas, expand_replicas  # noqa: E402
 
 log = logging.getLogger("watercolour_grpo")
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     except PreflightError as error:
         log.error("preflight failed; nothing was started:\n%s", error)
         return 2
+    options.env_timeout = options.env_timeout or client_wait(readiness)
 
     # 2. The plan and what it will cost; a dry run ends here.
     run = RunWriter(launch_options.run_directory(options))

@@ -23,6 +23,7 @@ class Readiness(BaseModel):
     terms_reachable: dict[str, bool]
     how_to_configure: dict[str, str] = {}  # for each term not configured: the settings that would configure it
     term_details: dict[str, dict] = {}  # what each configured term is, e.g. the judge's name and its pool
+    limits: dict[str, float] = {}  # the seconds this environment runs with, and `client_wait_s` derived from them
 
     def references_problem(self, count: int) -> str | None:
         """Why the judge could not draw `count` references per rollout from its pool with its tier mix, if it could not.
@@ -56,6 +57,7 @@ def assess(
     reachable: dict[str, bool],
     how_to: dict[str, str],
     details: dict[str, dict] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> Readiness:
     """The environment's answer to GET /ready; `how_to` names, for each term not configured, what would configure it."""
     reasons = _unanswerable(default_weights, configured, reachable, how_to)
@@ -67,6 +69,7 @@ def assess(
         terms_reachable=reachable,
         how_to_configure=how_to,
         term_details=details or {},
+        limits=limits or {},
     )
 
 

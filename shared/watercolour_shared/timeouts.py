@@ -17,5 +17,14 @@ QUEUE_TIMEOUT_S = 600.0  # waiting for a free browser, before the render is answ
 SCORER_TIMEOUT_S = 120.0
 JUDGE_TIMEOUT_S = 120.0
 
-# A reward queued, drawn, then judged and scored side by side (one call each), and a margin for the wire.
-CLIENT_TIMEOUT_S = QUEUE_TIMEOUT_S + RENDER_DEADLINE_S + max(SCORER_TIMEOUT_S, JUDGE_TIMEOUT_S) + 60.0
+WIRE_MARGIN_S = 60.0
+
+
+def client_wait_s(queue_s: float, render_s: float, scorer_s: float, judge_s: float) -> float:
+    """A reward queued, drawn, then judged and scored side by side (one call each), and a margin for the wire.
+    The environment reports this from the limits it runs with (/ready's `limits`); clients wait that long."""
+    return queue_s + render_s + max(scorer_s, judge_s) + WIRE_MARGIN_S
+
+
+# What a client waits when it has not asked the environment (the defaults' limits).
+CLIENT_TIMEOUT_S = client_wait_s(QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S, JUDGE_TIMEOUT_S)

@@ -40,5 +40,5 @@ def test_explicit_weights_win_over_preset_over_default():
     assert named.weights_or(default) == preset("hps-only") and "mix" not in named.model_dump()
     with pytest.warns(FutureWarning):
         assert EpisodeOptions(mix="hps-only", weights=explicit).weights_or(default) == explicit
-    with pytest.raises(ValueError, match="unknown mix preset"):
+    with pytest.raises(ValueError, match="unknown mix preset"), pytest.warns(FutureWarning):
         EpisodeOptions.model_validate({"mix": "vibes"})

@@ -3,8 +3,11 @@ as the environment explains it."""
 
 from __future__ import annotations
 
-from tests.conftest import free_port
+from tests.conftest import TEST_DEADLINE_S, free_port
 from tests.trainer.conftest import run_trainer
+from watercolour_shared.reward import MixWeights
+from watercolour_shared.timeouts import CLIENT_TIMEOUT_S, client_wait_s
+from watercolour_trainer.preflight import check_environments, client_wait
 
 
 def dry_run(*args: str):
@@ -46,3 +49,13 @@ def test_more_judge_references_than_the_pool_holds_stop_the_run(full_reward_env_
     assert finished.returncode == 2
     assert "16 judge references per rollout with the tier mix" in finished.stderr and "8 'okay'" in finished.stderr
     assert dry_run("--env-url", full_reward_env_url, "--mix", "hps-led").returncode == 0
+
+
+def test_the_wait_for_a_group_is_what_the_environment_reports(server_url):
+    """The env's /ready states the limits it runs with (the tests' render deadline is 30 s, not the default 60 s), and
+    the trainer waits what they add up to, not a literal of its own."""
+    readiness = check_environments([server_url], MixWeights(gate=0.5, length=0.5, judge=0, hps=0), False)
+    limits = readiness[server_url].limits
+    assert limits["render_deadline_s"] == TEST_DEADLINE_S
+    expected = client_wait_s(limits["queue_timeout_s"], TEST_DEADLINE_S, limits["scorer_timeout_s"], limits["judge_timeout_s"])
+    assert client_wait(readiness) == limits["client_wait_s"] == expected < CLIENT_TIMEOUT_S

@@ -80,7 +80,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in the run directory")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--report-to", default="trackio", help="trackio, or none")
-    p.add_argument("--env-timeout", type=float, default=900.0, help="seconds to wait for one group's rewards")
+    p.add_argument(
+        "--env-timeout",
+        type=float,
+        help="seconds to wait for a group's rewards (default: what the environments' /ready report)",
+    )
     p.add_argument("--allow-missing-terms", action="store_true", help="start even if a weighted term is not reachable")
     p.add_argument("--dry-run", action="store_true", help="check everything, print the plan and its cost, exit")
     # For the cost estimate only.

@@ -16,6 +16,7 @@ from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.readiness import Readiness
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
+from watercolour_shared.timeouts import CLIENT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -66,3 +67,9 @@ async def _ask(url: str, token: str | None, timeout_s: float) -> Readiness | str
         return str(error)
     except ValidationError:
         return "its answer is not the environment's readiness report"
+
+
+def client_wait(readiness: dict[str, Readiness]) -> float:
+    """How long to wait for a group's rewards: the longest wait the environments report for their own limits."""
+    reported = [answer.limits["client_wait_s"] for answer in readiness.values() if "client_wait_s" in answer.limits]
+    return max(reported, default=CLIENT_TIMEOUT_S)

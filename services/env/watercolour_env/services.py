@@ -69,7 +69,8 @@ class EnvServices:
         configured = self.rewards.configured_terms()
         reachable = await self.rewards.reachable_terms()
         details = self.rewards.described_terms()
-        return assess(self.settings.default_weights(), configured, reachable, self.how_to_configure, details)
+        limits = self.settings.limits()
+        return assess(self.settings.default_weights(), configured, reachable, self.how_to_configure, details, limits)
 
     async def close(self) -> None:
         await self.renderer.close()

@@ -13,7 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.reward import DEFAULT_MIX, MIX_TERMS, MixWeights, parse_weights, preset
 from watercolour_shared.score_wire import DEFAULT_PROMPT
-from watercolour_shared.timeouts import QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S
+from watercolour_shared.timeouts import JUDGE_TIMEOUT_S, QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S, client_wait_s
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
 
@@ -80,6 +80,16 @@ class EnvSettings(BaseSettings):
     # Loopback unless asked: the server has no authentication. Each image asks for 0.0.0.0.
     host: str = "127.0.0.1"
     port: int = 8000
+
+    def limits(self) -> dict[str, float]:
+        """The seconds a request may take here, and what a client should wait for one reward (/ready reports them)."""
+        limits = {
+            "queue_timeout_s": self.queue_timeout_s,
+            "render_deadline_s": self.render_deadline_s,
+            "scorer_timeout_s": self.scorer_timeout_s,
+            "judge_timeout_s": JUDGE_TIMEOUT_S,
+        }
+        return {**limits, "client_wait_s": client_wait_s(*limits.values())}
 
     @field_validator("weights")
     @classmethod
