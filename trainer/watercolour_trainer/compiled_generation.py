@@ -13,6 +13,7 @@ what was compiled before; StepMonitor writes it to metrics.jsonl and warns when 
 
 from __future__ import annotations
 
+import contextlib
 import types
 from dataclasses import dataclass
 
@@ -50,6 +51,15 @@ def one_input_grad_hook(trainer) -> None:
         add_hook()
 
     model.enable_input_require_grads = types.MethodType(replace_hook, model)
+
+
+def keep_grouped_experts(trainer) -> None:
+    """Decode with the experts' `grouped_mm`, as the prefill and training do, instead of transformers' switch to
+    `batched_mm` for decoding (GenerationMixin._optimize_model_for_decode, transformers 5.20). batched_mm copies
+    each (token, expert) pair's weights before a bmm: at batch 8 the copies were 7.6 ms of a 20.9 ms decode step
+    on an H200 (bench/grpo_profile.py). grouped_mm reads the active experts' weights in place."""
+    model = trainer.model.get_base_model() if hasattr(trainer.model, "get_base_model") else trainer.model
+    model._optimize_model_for_decode = contextlib.nullcontext
 
 
 def longest_prompt(tokenizer, prompts: list[list[dict]]) -> int:

@@ -12,7 +12,7 @@ from watercolour_shared.prompts import chat_messages
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.run_dir import RunWriter
-from watercolour_trainer import compiled_generation
+from watercolour_trainer import compiled_generation, lora_merge
 from watercolour_trainer.env_reward import EnvReward, StepClock
 from watercolour_trainer.grpo_config import grpo_config
 from watercolour_trainer.lora import lora_config
@@ -57,6 +57,10 @@ def build_trainer(
     reward.process_index = trainer.accelerator.process_index
     reward.rollouts_per_process = options.per_device_batch_size * trainer.args.steps_per_generation
     compiled_generation.one_input_grad_hook(trainer)
+    if options.lora and getattr(options, "merged_lora_generation", False) and options.use_vllm is None:
+        lora_merge.merge_lora_for_generation(trainer)
+    if getattr(options, "decode_experts", "batched_mm") == "grouped_mm":
+        compiled_generation.keep_grouped_experts(trainer)
     if compiles_generation(options):
         first_of_each = [row["prompt"] for row in dataset[: len(options.subject)]]
         compiled_generation.enable(trainer, compiled_generation.longest_prompt(tokenizer, first_of_each))

@@ -20,6 +20,7 @@ from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_we
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 SCALE_REWARDS = ("none", "group", "batch")
+DECODE_EXPERTS = ("batched_mm", "grouped_mm")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -68,6 +69,19 @@ def parser() -> argparse.ArgumentParser:
         "--compiled-generation",
         action=switch,
         help="generate with a static cache and torch.compile (default: on where CUDA is; --no-compiled-generation: off)",
+    )
+    p.add_argument(
+        "--merged-lora-generation",
+        action=switch,
+        default=True,
+        help="generate with the LoRA merged into the weights, the weights restored exactly before training (issue 26)",
+    )
+    p.add_argument(
+        "--decode-experts",
+        choices=DECODE_EXPERTS,
+        default="grouped_mm",
+        help="MoE experts while decoding: batched_mm (transformers' switch: copies each token's expert weights) "
+        "or grouped_mm (reads the active experts in place)",
     )
     p.add_argument("--use-vllm", choices=("colocate", "server"), help="generate with vLLM (installed separately)")
     p.add_argument("--vllm-server-url", help="with --use-vllm server: where `trl vllm-serve` listens")
