@@ -73,6 +73,14 @@ class PeakMemory(TrainerCallback):
             self.peaks.append(round(torch.cuda.max_memory_allocated() / 2**30, 1))
 
 
+def triton_version() -> str | None:
+    try:
+        import triton
+    except ImportError:
+        return None
+    return triton.__version__
+
+
 def serve_environment() -> str:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -87,6 +95,8 @@ def main() -> None:
     parser.add_argument("--prompts-per-step", type=int, default=1)
     parser.add_argument("--per-device-batch-size", type=int, default=1)
     parser.add_argument("--compiled-generation", action=argparse.BooleanOptionalAction, help="default: on with CUDA")
+    parser.add_argument("--merged-lora-generation", action=argparse.BooleanOptionalAction, help="default: the trainer's")
+    parser.add_argument("--decode-experts", choices=launch_options.DECODE_EXPERTS, help="default: the trainer's")
     parser.add_argument("--run-dir", type=Path, help="where the run's metrics.jsonl and film go (default: a temporary folder)")
     parser.add_argument("--out")
     args = parser.parse_args()
@@ -97,6 +107,10 @@ def main() -> None:
     weights = format_weights(WEIGHTS)
     subjects = [flag for subject in SUBJECTS[: args.prompts_per_step] for flag in ("--subject", subject)]
     compiled = [] if args.compiled_generation is None else [f"--{'' if args.compiled_generation else 'no-'}compiled-generation"]
+    if args.merged_lora_generation is not None:
+        compiled.append(f"--{'' if args.merged_lora_generation else 'no-'}merged-lora-generation")
+    if args.decode_experts:
+        compiled += ["--decode-experts", args.decode_experts]
     options = launch_options.parse(
         ["--recipe", str(RECIPE), "--env-url", url, "--model", f"random qwen3_5_moe ({args.size})", "--weights", weights,
          "--steps", str(args.steps), "--max-completion-length", str(args.tokens), "--min-completion-length", str(args.tokens),
@@ -139,13 +153,15 @@ def main() -> None:
         "model": f"qwen3_5_moe ({args.size}), random weights, built on the {device} in {built_s} s",
         "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
         "compiled_generation": launch_options.compiles_generation(options),
+        "merged_lora_generation": options.merged_lora_generation,
+        "decode_experts": options.decode_experts,
         "prompts_per_step": options.prompts_per_step,
         "num_generations": options.num_generations,
         "per_device_batch_size": options.per_device_batch_size,
         "gradient_accumulation_steps": options.gradient_accumulation_steps,
         "prompt_tokens": longest_prompt(tokenizer, [trainer.train_dataset[0]["prompt"]]),
         "versions": {"torch": torch.__version__, "transformers": transformers.__version__, "trl": trl.__version__,
-                     "peft": peft.__version__},
+                     "peft": peft.__version__, "triton": triton_version()},
         "steps": steps,
     }  # fmt: skip
     text = json.dumps(report, indent=2)
