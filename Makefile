@@ -58,7 +58,7 @@ bench: setup
 bench-eval: setup
 	$(PY) bench/eval_bench.py
 
-# make demo twice, from an empty warm-start cache and then cached, against its targets (~25 min on 2 cores).
+# make demo with three GRPO seeds, the first from an empty warm-start cache, against its targets (~50 min on 2 cores).
 bench-demo: setup
 	$(PY) bench/demo_bench.py
 

@@ -1,7 +1,7 @@
 """Render budget and false rejections: prints one JSON document and writes it under bench/results/.
 
 Every honest sketch the project has (the reference pool's sources, the example flower, and the
-demo generator's output in both compositions) goes through the whole gate (static and rendered)
+demo generator's output, and at its largest look) goes through the whole gate (static and rendered)
 with every browser of the default pool busy, as in training. Reports the sketches refused (false
 rejections), the time each spent in its page (load + draw + readback), and the deadline that
 follows (twice the slowest). Then the fair-share check: the same honest group, alone and next to a
@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from watercolour_demo.sketchgen.generate import generate_sketch
+from watercolour_demo.sketchgen.looks import GLAZES, WASHES, ZOOMS, Look
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
 from watercolour_shared.subjects import DEFAULT_SUBJECT
@@ -40,8 +41,8 @@ def honest_sketches(generated: int) -> dict[str, str]:
         for seed in range(generated):
             sketches[f"generated/{subject}/{seed}"] = generate_sketch(subject, seed)
     for seed in range(generated):
-        sketches[f"generated/close-up-no-wash/{seed}"] = generate_sketch(
-            DEFAULT_SUBJECT, seed, composition="close-up", paper_wash=False
+        sketches[f"generated/nearest-no-wash/{seed}"] = generate_sketch(
+            DEFAULT_SUBJECT, seed, paper_wash=False, look=Look(zoom=max(ZOOMS), wash=max(WASHES), glaze=max(GLAZES))
         )
     return sketches
 

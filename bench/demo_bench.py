@@ -1,12 +1,13 @@
-"""Demo benchmark: `make demo` run twice, as a new user meets it, against its targets. Prints one JSON
-document and writes it under bench/results/.
+"""Demo benchmark: `make demo` with three GRPO seeds, as a new user meets it, against its targets. Prints one
+JSON document and writes it under bench/results/.
 
 The first run starts from an empty warm-start cache (the tokenizer and the tiny policy are built), the
-second finds them cached. Each run gets a GRPO seed of its own, drawn from the clock: a repeated seed
+others find them cached. Each run gets a GRPO seed of its own, drawn from the clock: a repeated seed
 repeats every rollout, whose renders and scores an earlier run would have left in Redis. Each run
-reports its wall time, its peak memory (PSS of the demo and everything it started) and what GRPO did:
-the mean reward of the first third of the steps against the last third, with the gain's standard error,
-the gate pass rate and the share of the rewards' favourite composition.
+reports its wall time, its peak memory (PSS of the demo and everything it started), what GRPO did (the
+mean reward and look of the first third of the steps against the last third, with the gain's standard
+error) and the demo's closing evaluation: the final policy's win rate over its warm start on held-out
+subjects, its interval, and how much its paintings vary against the warm start's.
 
     python bench/demo_bench.py [--out DIR] [-- DEMO OPTIONS]
 """
@@ -27,7 +28,15 @@ from pathlib import Path
 from watercolour_shared.run_dir.layout import RunLayout
 
 BENCH_DIR = Path(__file__).resolve().parent
-TARGETS = {"from_nothing_s": 15 * 60, "cached_s": 10 * 60, "peak_memory_gb": 4.0}
+SEEDS = 3
+# make demo's target is 18 minutes on a fresh machine with set-up; the run from nothing is the demo's share.
+TARGETS = {
+    "from_nothing_s": 15 * 60,
+    "peak_memory_gb": 4.0,
+    "win_rate": 0.65,
+    "win_rate_low_above": 0.5,
+    "diversity_ratio": 0.7,
+}
 
 
 def demo_run(cache_dir: Path, run_dir: Path, seed: int, options: list[str]) -> dict:
@@ -44,20 +53,31 @@ def demo_run(cache_dir: Path, run_dir: Path, seed: int, options: list[str]) -> d
         "gain": summary["gain"],
         "reward_per_step": [row["reward_mean"] for row in summary["steps"]],
         "warm_start_static_gate": summary["warm_start_static_gate"],
+        "evaluation": summary["evaluation"],
     }
+
+
+def _beats_warm_start(run: dict) -> bool:
+    evaluation = run["evaluation"]
+    rate = evaluation["win_rate"] if evaluation else {"mean": None, "low": None}
+    if rate["mean"] is None or rate["low"] is None or evaluation["diversity_ratio"] is None:
+        return False
+    return (
+        rate["mean"] >= TARGETS["win_rate"]
+        and rate["low"] > TARGETS["win_rate_low_above"]
+        and evaluation["diversity_ratio"] >= TARGETS["diversity_ratio"]
+    )
 
 
 def main(options: list[str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="demo-bench-") as scratch:
         cache = Path(scratch) / "cache"
         seed = int(time.time())
-        names = ("from_nothing", "cached")
-        runs = {name: demo_run(cache, Path(scratch) / name, seed + i, options) for i, name in enumerate(names)}
+        runs = [demo_run(cache, Path(scratch) / f"seed-{i}", seed + i, options) for i in range(SEEDS)]
     met = {
-        "from_nothing_s": runs["from_nothing"]["wall_s"] <= TARGETS["from_nothing_s"],
-        "cached_s": runs["cached"]["wall_s"] <= TARGETS["cached_s"],
-        "peak_memory_gb": max(run["peak_memory_gb"] for run in runs.values()) <= TARGETS["peak_memory_gb"],
-        "clear_gain": all(run["gain"] is not None and run["gain"]["clear"] for run in runs.values()),
+        "from_nothing_s": runs[0]["wall_s"] <= TARGETS["from_nothing_s"],
+        "peak_memory_gb": max(run["peak_memory_gb"] for run in runs) <= TARGETS["peak_memory_gb"],
+        "beats_warm_start_every_seed": all(_beats_warm_start(run) for run in runs),
     }
     return {
         "benchmark": "demo",
@@ -66,7 +86,7 @@ def main(options: list[str]) -> dict:
         "demo_options": options,
         "targets": TARGETS,
         "met": met,
-        "runs": runs,
+        "runs": runs,  # the first from an empty warm-start cache, the others cached
     }
 
 

@@ -52,6 +52,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--beta", type=float, default=0.2, help="KL penalty that keeps GRPO near the warm start")
     p.add_argument("--scale-rewards", choices=("none", "group", "batch"), default="none", help="GRPO's advantage scaling")
     p.add_argument("--lora", action="store_true", help="train a LoRA on every linear layer instead of every weight")
+    p.add_argument(
+        "--eval-samples",
+        type=int,
+        default=3,
+        help="paintings per held-out subject and policy in the closing evaluation (0: none)",
+    )
     p.add_argument("--browsers", type=int, default=2, help="Chromium instances rendering in parallel")
     p.add_argument("--env-url", help="train against this running environment instead of starting the local stack")
     p.add_argument("--report-to", default="trackio", help="trackio (local, under HF_HOME/trackio) or none")
@@ -87,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(run_dir)
     warm = replace(DEFAULTS, size=args.model_size, sketches=args.warm_start_sketches, epochs=args.warm_start_epochs)
     grpo = GrpoSettings(
-        subject=warm.subject,
+        subjects=warm.subjects,
         steps=args.steps,
         group_size=args.group_size,
         max_completion_length=args.max_completion_length or 0,  # 0: the runner sizes it from the warm start
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         with PeakMemory() as memory:
-            rows, context = run_loop(warm, grpo, args.cache_dir, run_dir, args.browsers, started, args.env_url)
+            rows, context = run_loop(warm, grpo, args.cache_dir, run_dir, args.browsers, started, args.env_url, args.eval_samples)
     except KeyboardInterrupt:
         say("\ninterrupted: every process the demo started has been stopped")
         return 130

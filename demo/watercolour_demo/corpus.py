@@ -14,24 +14,25 @@ from watercolour_shared.prompts import chat_messages, system_prompt, user_prompt
 
 @dataclass(frozen=True)
 class Sketches:
-    subject: str
+    subjects: tuple[str, ...]  # taken in turn; each seed chooses its look
+    composition: str | None  # None lets each seed choose
     detail: float  # the generator's knob: low detail is short code, which a small model can finish
-    compositions: tuple[str, ...]  # cycled through; empty lets each seed choose
     paper_wash: bool = True
 
-    def replies(self, count: int, seed: int) -> list[str]:
+    def replies(self, count: int, seed: int) -> list[tuple[str, str]]:
+        """`count` (subject, reply) pairs."""
         replies = []
         for i in range(count):
-            composition = self.compositions[i % len(self.compositions)] if self.compositions else None
-            knobs = {"composition": composition, "detail": self.detail, "paper_wash": self.paper_wash}
-            code = generate_sketch(self.subject, seed + i, **knobs)
-            replies.append(as_reply(code, self.subject, seed + i))
+            subject = self.subjects[i % len(self.subjects)]
+            knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
+            code = generate_sketch(subject, seed + i, **knobs)
+            replies.append((subject, as_reply(code, subject, seed + i)))
         return replies
 
     def tokenizer_texts(self, replies: list[str]) -> list[str]:
-        """The replies, and the prompt as often: its lines become single tokens, so every prompt is short."""
-        prompt = f"system\n{system_prompt()}\nuser\n{user_prompt(self.subject)}\nassistant\n"
-        return replies + [prompt] * len(replies)
+        """The replies, and the prompts as often: their lines become single tokens, so every prompt is short."""
+        prompts = [f"system\n{system_prompt()}\nuser\n{user_prompt(subject)}\nassistant\n" for subject in self.subjects]
+        return replies + [prompts[i % len(prompts)] for i in range(len(replies))]
 
 
 def prompt_ids(tokenizer, subject: str) -> list[int]:

@@ -27,7 +27,14 @@ class SampleCheck:
 
 
 def check_policy(
-    folder: Path, subject: str, samples: int, max_new_tokens: int, temperature: float, top_k: int, top_p: float, seed: int = 0
+    folder: Path,
+    subjects: tuple[str, ...],
+    samples: int,
+    max_new_tokens: int,
+    temperature: float,
+    top_k: int,
+    top_p: float,
+    seed: int = 0,
 ) -> SampleCheck:
     from watercolour_env.services import EnvServices
     from watercolour_env.settings import EnvSettings
@@ -36,20 +43,26 @@ def check_policy(
     transformers_logging.disable_progress_bar()  # the demo's display is line by line
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
-    prompt = torch.tensor([prompt_ids(tokenizer, subject)] * samples)
     torch.manual_seed(seed)
-    with torch.no_grad():
-        out = model.generate(
-            prompt,
-            attention_mask=torch.ones_like(prompt),
-            do_sample=True,
-            temperature=temperature,
-            top_k=top_k,
-            top_p=top_p,
-            max_new_tokens=max_new_tokens,
-        )
+    rows = []
+    for index, subject in enumerate(subjects):  # the samples shared out over the subjects, as GRPO's steps take them
+        count = samples // len(subjects) + (index < samples % len(subjects))
+        if not count:
+            continue
+        prompt = torch.tensor([prompt_ids(tokenizer, subject)] * count)
+        with torch.no_grad():
+            out = model.generate(
+                prompt,
+                attention_mask=torch.ones_like(prompt),
+                do_sample=True,
+                temperature=temperature,
+                top_k=top_k,
+                top_p=top_p,
+                max_new_tokens=max_new_tokens,
+            )
+        rows += out[:, prompt.shape[1] :].tolist()
     check = SampleCheck(samples=samples, passed=0, tokens=[], truncated=0)
-    for row in out[:, prompt.shape[1] :].tolist():
+    for row in rows:
         ended = tokenizer.eos_token_id in row
         row = row[: row.index(tokenizer.eos_token_id)] if ended else row
         check.tokens.append(len(row))

@@ -51,15 +51,15 @@ def main(request: dict, result: Path) -> None:
     from watercolour_demo.policy_check import check_policy
     from watercolour_demo.warm_start import cached_warm_start
 
-    warm = WarmStartConfig(**{**request["warm"], "compositions": tuple(request["warm"]["compositions"])})
+    warm = WarmStartConfig(**{**request["warm"], "subjects": tuple(request["warm"]["subjects"])})
     passes = f" x {warm.epochs}" if warm.epochs > 1 else ""
-    say(f"[1/4] warm start: a {warm.size} policy trained on {warm.sketches}{passes} generated sketches ({request['cache_dir']})")
+    say(f"[1/5] warm start: a {warm.size} policy trained on {warm.sketches}{passes} generated sketches ({request['cache_dir']})")
     folder, record = cached_warm_start(warm, Path(request["cache_dir"]), on_step=_progress(request["started"]))
     say(f"      {folder}: {record['parameters'] / 1e6:.1f} M parameters, loss {record['loss']['last']:.2f}")
     length = request["max_completion_length"] or fitted_length(record)
 
-    say(f"[2/4] {CHECK_SAMPLES} replies of the warm start through the static gate")
-    check = check_policy(folder, warm.subject, CHECK_SAMPLES, length, request["temperature"], TOP_K, TOP_P, request["seed"])
+    say(f"[2/5] {CHECK_SAMPLES} replies of the warm start through the static gate")
+    check = check_policy(folder, warm.subjects, CHECK_SAMPLES, length, request["temperature"], TOP_K, TOP_P, request["seed"])
     violations = dict(check.violations)
     say(f"      {check.passed}/{check.samples} pass; {check.truncated} ran out of tokens; violations {violations or 'none'}")
     found = {"folder": str(folder), "record": record, "max_completion_length": length}

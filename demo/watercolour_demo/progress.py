@@ -6,9 +6,10 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Sequence
 
-from watercolour_demo.choices import tally
+from watercolour_demo.looks_chosen import tally
+from watercolour_demo.sketchgen.looks import Look
 from watercolour_shared.run_dir import RunReader, StepMetrics
 
 
@@ -38,7 +39,7 @@ def step_seconds(row: StepMetrics) -> float:
     return sum(row.timings.model_dump().values())
 
 
-def step_line(row: StepMetrics, choices: Mapping[str, int], rows: list[StepMetrics], total_steps: int, started: float) -> str:
+def step_line(row: StepMetrics, looks: Sequence[Look | None], rows: list[StepMetrics], total_steps: int, started: float) -> str:
     pace = statistics.fmean(step_seconds(r) for r in rows)
     left = pace * (total_steps - row.step)
     reward = "n/a" if row.reward_mean is None else f"{row.reward_mean:.3f} ±{row.reward_std:.3f}"
@@ -47,6 +48,6 @@ def step_line(row: StepMetrics, choices: Mapping[str, int], rows: list[StepMetri
     parts = f"generate {t.generation_s:.0f} s, render+score {t.render_s + t.scoring_s:.0f} s, train {t.training_s:.0f} s"
     return (
         f"step {row.step:>3}/{total_steps}  reward {reward}  gate pass {gate:>4}  "
-        f"{tally(choices)}  ({parts})  "
+        f"{tally(looks)}  ({parts})  "
         f"elapsed {clock(time.monotonic() - started)}  left ~{clock(left)}"
     )

@@ -1,5 +1,6 @@
-"""The demo's four stages in order: warm start, a look at it through the static gate, the local stack,
-GRPO. Every process started here is ended before this returns or raises (Ctrl-C included)."""
+"""The demo's five stages in order: warm start, a look at it through the static gate, the local stack,
+GRPO, and the final policy against its warm start on held-out subjects. Every process started here is ended
+before this returns or raises (Ctrl-C included)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from watercolour_demo.choices import step_choices
+from watercolour_demo.evaluation import evaluate, numbers
+from watercolour_demo.looks_chosen import step_looks
 from watercolour_demo.prepare import prepare
 from watercolour_demo.processes import end_process_tree, ready
-from watercolour_demo.progress import MetricsFollower, say, step_line
+from watercolour_demo.progress import MetricsFollower, clock, say, step_line
 from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
 from watercolour_demo.warm_start import WarmStartConfig
@@ -21,33 +23,54 @@ from watercolour_shared.run_dir.layout import RunLayout
 
 
 def run_loop(
-    warm: WarmStartConfig, grpo: GrpoSettings, cache_dir: Path, run_dir: Path, browsers: int, started: float, env_url: str | None
+    warm: WarmStartConfig,
+    grpo: GrpoSettings,
+    cache_dir: Path,
+    run_dir: Path,
+    browsers: int,
+    started: float,
+    env_url: str | None,
+    eval_samples: int,
 ):
     """The metrics of every step, and what the summary reports besides them. `env_url`: an environment already
-    running (the compose CPU profile's), used instead of starting the local stack."""
+    running (the compose CPU profile's), used instead of starting the local stack; `eval_samples`: paintings per
+    held-out subject and policy in the closing evaluation (0: none)."""
     if env_url and ready(env_url.rstrip("/")) is None:  # before minutes of warm start, not after
         raise RuntimeError(f"the environment at {env_url} is not ready (GET /ready): start it, or leave out --env-url")
     run_dir.mkdir(parents=True, exist_ok=True)
     found = prepare(warm, cache_dir, grpo, started, RunLayout(run_dir).warm_start_record)
     grpo = replace(grpo, max_completion_length=found["max_completion_length"])
     with _environment(env_url, RunLayout(run_dir).logs, browsers) as url:
-        say(f"[4/4] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {RunLayout(run_dir).logs / 'trainer.log'}")
+        say(f"[4/5] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {RunLayout(run_dir).logs / 'trainer.log'}")
         rows = _train(url, Path(found["folder"]), run_dir, grpo, started)
+        evaluated = _evaluate(url, Path(found["folder"]), run_dir, grpo, eval_samples, started)
     context = {
         "settings": asdict(grpo),
         "warm_start": {"folder": found["folder"], **found["record"]},
         "warm_start_static_gate": found["static_gate"],
+        "evaluation": evaluated,
     }
     return rows, context
+
+
+def _evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, samples: int, started: float) -> dict | None:
+    if samples < 1:
+        say("[5/5] no evaluation (--eval-samples 0)")
+        return None
+    log = RunLayout(run_dir).logs / "eval.log"
+    say(f"[5/5] the final policy against its warm start: {samples} paintings of each held-out subject each, through {log}")
+    evaluation = numbers(evaluate(env_url, warm_start, run_dir, grpo, samples, log))
+    say(f"      done, elapsed {clock(time.monotonic() - started)}")
+    return evaluation
 
 
 @contextmanager
 def _environment(env_url: str | None, log_dir: Path, browsers: int) -> Iterator[str]:
     if env_url:
-        say(f"[3/4] the environment at {env_url}: the trainer's preflight checks that it and its terms answer")
+        say(f"[3/5] the environment at {env_url}: the trainer's preflight checks that it and its terms answer")
         yield env_url
         return
-    say(f"[3/4] local services: Redis, the heuristic scorer, the environment with {browsers} browsers")
+    say(f"[3/5] local services: Redis, the heuristic scorer, the environment with {browsers} browsers")
     with LocalStack(log_dir, browsers) as stack:
         say(f"      environment {stack.env_url}, scorer {stack.scorer_url}, Redis {stack.redis_url}")
         yield stack.env_url
@@ -71,5 +94,5 @@ def _train(env_url: str, model: Path, run_dir: Path, grpo: GrpoSettings, started
 
 def _report(follower: MetricsFollower, steps: int, started: float) -> None:
     for row in follower.new_rows():
-        choices = step_choices(follower.run, row.step)  # the film is written before the step's metrics
-        say(step_line(row, choices, follower.rows, steps, started))
+        looks = step_looks(follower.run, row.step)  # the film is written before the step's metrics
+        say(step_line(row, looks, follower.rows, steps, started))

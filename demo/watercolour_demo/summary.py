@@ -1,5 +1,6 @@
-"""The closing summary: mean reward and gate pass rate per step, the first third of the steps against the
-last third, and where the paintings are. Written to RUN_DIR/summary.json and RUN_DIR/summary.txt."""
+"""The closing summary: mean reward, gate pass rate and look per step, the first third of the steps against the
+last third, the final policy against its warm start on held-out subjects, and where the paintings are. Written
+to RUN_DIR/summary.json and RUN_DIR/summary.txt."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import math
 import statistics
 from pathlib import Path
 
-from watercolour_demo.choices import WATCHED, share, step_choices
+from watercolour_demo.looks_chosen import mean_look, step_looks
+from watercolour_demo.sketchgen.looks import QUALITIES
 from watercolour_shared.run_dir import RunReader, StepMetrics
 from watercolour_shared.run_dir.layout import RunLayout
 
@@ -25,7 +27,7 @@ def _third(rows: list[dict]) -> dict:
         "steps": [row["step"] for row in rows],
         "reward_mean": _mean([row["reward_mean"] for row in rows]),
         "gate_pass_rate": _mean([row["gate_pass_rate"] for row in rows]),
-        "watched_share": _mean([share(row["choices"], WATCHED) for row in rows]),
+        "look": {name: _mean([row["look"][name] for row in rows]) for name in QUALITIES},
     }
 
 
@@ -46,9 +48,9 @@ def _gain(run: RunReader, first: dict, last: dict) -> dict | None:
 
 
 def _row(run: RunReader, metrics: StepMetrics) -> dict:
-    """The step's numbers the summary shows, and which composition each of its rollouts chose."""
+    """The step's numbers the summary shows, and the mean look its rollouts chose."""
     numbers = metrics.model_dump()
-    return {**{key: numbers[key] for key in SHOWN}, "choices": dict(step_choices(run, metrics.step))}
+    return {**{key: numbers[key] for key in SHOWN}, "look": mean_look(step_looks(run, metrics.step))}
 
 
 def summarise(run_dir: Path, metrics: list[StepMetrics], context: dict) -> dict:
@@ -62,7 +64,6 @@ def summarise(run_dir: Path, metrics: list[StepMetrics], context: dict) -> dict:
     return {
         **context,
         "steps": rows,
-        "watched": WATCHED,
         "first_third": first,
         "last_third": last,
         "last_third_better": None
@@ -78,14 +79,20 @@ def _number(value: float | None, form: str = ".3f") -> str:
     return "n/a" if value is None else format(value, form)
 
 
+def _look(look: dict) -> str:
+    return "  ".join(f"{_number(look[name], '.2f'):>5}" for name in QUALITIES)
+
+
 def render(summary: dict) -> str:
-    watched = summary["watched"]
-    lines = [f"step  reward  ±std   gate pass  {watched}", f"----  ------  -----  ---------  {'-' * len(watched)}"]
+    qualities = "  ".join(f"{name:>5}" for name in QUALITIES)
+    lines = [
+        f"step  reward  ±std   gate pass  {qualities}",
+        f"----  ------  -----  ---------  {'  '.join(['-----'] * len(QUALITIES))}",
+    ]
     for row in summary["steps"]:
-        chosen = row["choices"]
         lines.append(
             f"{row['step']:>4}  {_number(row['reward_mean']):>6}  {_number(row['reward_std']):>5}  "
-            f"{_number(row['gate_pass_rate'], '.0%'):>9}  {chosen.get(watched, 0):>{len(watched) - 3}}/{sum(chosen.values())}"
+            f"{_number(row['gate_pass_rate'], '.0%'):>9}  {_look(row['look'])}"
         )
     first, last = summary["first_third"], summary["last_third"]
     verdict = {True: "better", False: "not better", None: "not comparable"}[summary["last_third_better"]]
@@ -95,14 +102,33 @@ def render(summary: dict) -> str:
     lines += [
         "",
         f"first third (steps {first['steps'][0]}-{first['steps'][-1]}): reward {_number(first['reward_mean'])}, "
-        f"gate pass {_number(first['gate_pass_rate'], '.0%')}, {watched} {_number(first['watched_share'], '.0%')}",
+        f"gate pass {_number(first['gate_pass_rate'], '.0%')}, look {_look(first['look'])}",
         f"last third  (steps {last['steps'][0]}-{last['steps'][-1]}): reward {_number(last['reward_mean'])}, "
-        f"gate pass {_number(last['gate_pass_rate'], '.0%')}, {watched} {_number(last['watched_share'], '.0%')}"
+        f"gate pass {_number(last['gate_pass_rate'], '.0%')}, look {_look(last['look'])}"
         f"  -> the last third is {verdict}",
+        *_evaluation_lines(summary.get("evaluation")),
         f"best painting: {summary['best_painting'] or 'none rendered'}",
         f"every rollout (code, painting, reward): {summary['film']}",
     ]
     return "\n".join(lines)
+
+
+def _evaluation_lines(evaluation: dict | None) -> list[str]:
+    if evaluation is None:
+        return []
+    rate, subjects = evaluation["win_rate"], evaluation["subjects"]
+    interval = "no interval" if rate["low"] is None else f"95% interval {rate['low']:.0%}-{rate['high']:.0%}"
+    ratio = evaluation["diversity_ratio"]
+    return [
+        "",
+        f"final policy against its warm start, {subjects['count']} held-out subjects ({subjects['name']}) x "
+        f"{evaluation['samples']} paintings, judged in both orders by {evaluation['judge']}:",
+        f"  win rate {_number(rate['mean'], '.0%')} ({interval}); {evaluation['wins']} won, {evaluation['losses']} lost, "
+        f"{evaluation['ties']} tied, {evaluation['left_out']} left out",
+        f"  diversity: the final policy's paintings vary {_number(ratio, '.0%')} as much as the warm start's",
+        f"  ({evaluation['note']}; the page: {evaluation['page']})",
+        *(f"  warning: {warning}" for warning in evaluation["warnings"]),
+    ]
 
 
 def write(run_dir: Path, summary: dict) -> str:

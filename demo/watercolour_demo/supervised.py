@@ -10,12 +10,15 @@ import torch
 IGNORED = -100  # the label cross-entropy skips: prompt and padding
 
 
-def batch_tensors(prompt: list[int], replies: list[list[int]], pad_id: int) -> dict[str, torch.Tensor]:
-    width = len(prompt) + max(len(reply) for reply in replies)
-    ids = torch.full((len(replies), width), pad_id)
-    labels = torch.full((len(replies), width), IGNORED)
-    mask = torch.zeros((len(replies), width), dtype=torch.long)
-    for row, reply in enumerate(replies):
+Example = tuple[list[int], list[int]]  # a prompt's tokens and its reply's
+
+
+def batch_tensors(examples: list[Example], pad_id: int) -> dict[str, torch.Tensor]:
+    width = max(len(prompt) + len(reply) for prompt, reply in examples)
+    ids = torch.full((len(examples), width), pad_id)
+    labels = torch.full((len(examples), width), IGNORED)
+    mask = torch.zeros((len(examples), width), dtype=torch.long)
+    for row, (prompt, reply) in enumerate(examples):
         sequence = torch.tensor(prompt + reply)
         ids[row, : len(sequence)] = sequence
         labels[row, len(prompt) : len(sequence)] = sequence[len(prompt) :]
@@ -34,22 +37,21 @@ def learning_rate(step: int, steps: int, peak: float) -> float:
 
 def train(
     model,
-    prompt: list[int],
-    replies: list[list[int]],
+    examples: list[Example],
     pad_id: int,
     batch_size: int,
     peak_lr: float,
     on_step: Callable[[int, int, float], None] | None = None,
 ) -> list[float]:
-    """One pass over `replies` in batches; returns the loss of every step."""
-    steps = len(replies) // batch_size
+    """One pass over `examples` in batches; returns the loss of every step."""
+    steps = len(examples) // batch_size
     optimiser = torch.optim.AdamW(model.parameters(), lr=peak_lr, betas=(0.9, 0.95), weight_decay=0.01)
     model.train()
     losses = []
     for step in range(steps):
         for group in optimiser.param_groups:
             group["lr"] = learning_rate(step, steps, peak_lr)
-        batch = batch_tensors(prompt, replies[step * batch_size : (step + 1) * batch_size], pad_id)
+        batch = batch_tensors(examples[step * batch_size : (step + 1) * batch_size], pad_id)
         batch = {name: tensor.to(model.device) for name, tensor in batch.items()}
         loss = model(**batch).loss
         loss.backward()

@@ -16,7 +16,7 @@ SCRIPT = ROOT / "trainer" / "watercolour_grpo.py"
 
 @dataclass(frozen=True)
 class GrpoSettings:
-    subject: str
+    subjects: tuple[str, ...]  # one a step, in turn
     steps: int
     group_size: int
     max_completion_length: int
@@ -35,7 +35,8 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
     s = settings
     micro_batch = next(size for size in (4, 2, 1) if s.group_size % size == 0)
     return [
-        sys.executable, str(SCRIPT), "--env-url", env_url, "--model", str(model), "--subject", s.subject,
+        sys.executable, str(SCRIPT), "--env-url", env_url, "--model", str(model),
+        *(part for subject in s.subjects for part in ("--subject", subject)),
         "--references", str(REFERENCES), "--weights", s.weights, "--steps", str(s.steps), "--n-episodes", str(s.steps),
         # One group a step and one optimiser step a group, in micro-batches of up to 4 (the logits of 8 long
         # replies at once take the trainer's memory past a gigabyte and a half).
@@ -50,5 +51,10 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
     ]  # fmt: skip
 
 
+def child_environment() -> dict[str, str]:
+    """What a child that loads a policy runs with: its lines logged as they come, the tokenizer on one thread."""
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
 def start_trainer(command: list[str], log: Path) -> subprocess.Popen:
-    return start(command, log, {**os.environ, "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false"}, ROOT)
+    return start(command, log, child_environment(), ROOT)

@@ -21,7 +21,18 @@ from pathlib import Path
 from watercolour_demo.sketchgen import generate_sketch
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
-FORMAT = 1  # raise when the way a warm start is built changes
+# What GRPO trains on: both bloom painters (hibiscus, flower) in six palettes. The warm start paints them in
+# half its sketches and subjects drawn from templates in the other half (corpus_subjects.py). None of them is
+# in a held-out set (tests/shared/test_eval_subjects.py).
+DEMO_SUBJECTS = (
+    DEFAULT_SUBJECT,
+    "a violet anemone",
+    "a golden marigold",
+    "a coral camellia",
+    "a crimson peony",
+    "a blue cornflower",
+)
+FORMAT = 3  # raise when the way a warm start is built changes
 RECORD = "warm_start.json"
 TOKENIZER_SKETCHES = 500  # as many as the vocabulary needs; all of them would take over a gigabyte
 DEFAULT_CACHE = Path.home() / ".cache" / "watercolour-rl"
@@ -29,15 +40,16 @@ DEFAULT_CACHE = Path.home() / ".cache" / "watercolour-rl"
 
 @dataclass(frozen=True)
 class WarmStartConfig:
-    subject: str = DEFAULT_SUBJECT
+    subjects: tuple[str, ...] = DEMO_SUBJECTS  # GRPO's, in turn at every other sketch; drawn ones between
     size: str = "base"
     vocab_size: int = 4096
     detail: float = 0.3
-    # Two compositions with the same strokes, cycled through: the close-up is the single bloom under one zoom
-    # line, so it covers twice the sheet whatever the policy's coordinates, and the rewards prefer it. The
-    # warm start paints it in a quarter of its sketches: a choice made in the first lines that GRPO can learn.
-    compositions: tuple[str, ...] = ("single", "single", "single", "close-up")
-    # No ground wash: it scores nothing and takes a quarter of a render (a close-up's most of all), and
+    # One bloom on its stem: the generator's other compositions are up to half as long again, and a longer
+    # sketch costs the tiny policy's training, GRPO's generation and every render in proportion.
+    composition: str = "single"
+    # Every sketch's look (zoom, wash, glaze: sketchgen/looks.py) is drawn from all their levels, so the warm
+    # start paints every combination, each chosen in its first lines: choices GRPO can learn between.
+    # No ground wash: it scores nothing and takes a quarter of a render (a zoomed one's most of all), and
     # rendering is most of a GRPO step here.
     paper_wash: bool = False
     sketches: int = 2400  # distinct sketches
@@ -47,9 +59,9 @@ class WarmStartConfig:
     seed: int = 0
 
     def key(self) -> str:
-        # A sketch of every composition the corpus uses: a change to any of them in the generator is a new key.
-        knobs = {"detail": self.detail, "paper_wash": self.paper_wash}
-        sketches = [generate_sketch(self.subject, 0, composition=c, **knobs) for c in sorted(set(self.compositions)) or [None]]
+        # A sketch of every subject: a change to the generator's painting of any of them is a new key.
+        knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
+        sketches = [generate_sketch(subject, 0, **knobs) for subject in self.subjects]
         probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
         described = json.dumps({"format": FORMAT, "probe": probe, **asdict(self)}, sort_keys=True)
         return hashlib.sha256(described.encode()).hexdigest()[:16]
@@ -77,25 +89,28 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     # Torch and transformers load here, not on import: the demo's own process only needs the configuration.
     from watercolour_demo import supervised
     from watercolour_demo.corpus import Sketches, prompt_ids, reply_ids
+    from watercolour_demo.corpus_subjects import corpus_subjects
     from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     started = time.monotonic()
-    sketches = Sketches(config.subject, config.detail, config.compositions, config.paper_wash)
+    subjects = corpus_subjects(config.subjects, config.sketches, config.seed)
+    sketches = Sketches(tuple(subjects), config.composition, config.detail, config.paper_wash)
     replies = sketches.replies(config.sketches, config.seed)
-    tokenizer = build_tokenizer(sketches.tokenizer_texts(replies[:TOKENIZER_SKETCHES]), config.vocab_size, whole_lines=True)
+    texts = sketches.tokenizer_texts([reply for _, reply in replies[:TOKENIZER_SKETCHES]])
+    tokenizer = build_tokenizer(texts, config.vocab_size, whole_lines=True)
     model = build_policy(tokenizer, SIZES[config.size], config.seed)
-    prompt = prompt_ids(tokenizer, config.subject)
-    encoded = [reply_ids(tokenizer, reply) for reply in replies]
+    prompts = {subject: prompt_ids(tokenizer, subject) for subject in set(subjects)}
+    encoded = [(prompts[subject], reply_ids(tokenizer, reply)) for subject, reply in replies]
     order = random.Random(config.seed)
     passes = [order.sample(encoded, len(encoded)) for _ in range(config.epochs)]
-    examples = [reply for one_pass in passes for reply in one_pass]
-    losses = supervised.train(model, prompt, examples, tokenizer.pad_token_id, config.batch_size, config.lr, on_step)
+    examples = [example for one_pass in passes for example in one_pass]
+    losses = supervised.train(model, examples, tokenizer.pad_token_id, config.batch_size, config.lr, on_step)
     save_policy(model, tokenizer, folder)
-    lengths = [len(reply) for reply in encoded]
+    lengths = [len(reply) for _, reply in encoded]
     record = {
         "config": asdict(config),
         "parameters": sum(p.numel() for p in model.parameters()),
-        "prompt_tokens": len(prompt),
+        "prompt_tokens": max(len(prompt) for prompt in prompts.values()),
         "reply_tokens": {"median": statistics.median(lengths), "max": max(lengths)},
         "loss": {"first": losses[0], "last": statistics.fmean(losses[-10:])},
         "seconds": round(time.monotonic() - started, 1),

@@ -14,6 +14,8 @@ from pathlib import Path
 DEFAULT_SUBJECT = "a peach hibiscus"
 # The held-out set `watercolour eval` uses by default (24 subjects, none trained on).
 EVAL_SUBJECTS_FILE = Path(__file__).parent / "data" / "eval-subjects-v1.txt"
+# `make demo`'s smaller held-out set: every third subject of the default one (its header says why).
+DEMO_EVAL_SUBJECTS_FILE = Path(__file__).parent / "data" / "eval-subjects-demo-v1.txt"
 
 
 class SubjectsError(ValueError):

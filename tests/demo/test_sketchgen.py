@@ -12,11 +12,13 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from tests.conftest import fresh_seed
 from watercolour_demo.sketchgen import KINDS, PALETTES, TITLE, as_reply, corpus, generate_sketch, subject_kind
+from watercolour_demo.sketchgen.looks import GLAZES, WASHES, ZOOMS, Look, look_of
 from watercolour_env.reply import extract_sketch
 from watercolour_shared.length import length_score
 from watercolour_shared.paint import BLANK_BELOW
@@ -71,22 +73,47 @@ def _mean_width(points: list[tuple[int, int]]) -> float:
     return area / math.hypot(max(xs) - min(xs), max(ys) - min(ys))
 
 
-def test_the_close_up_is_the_single_bloom_under_one_zoom_line():
-    single, close_up = (generate_sketch("a peach hibiscus", 9, composition=c).splitlines() for c in ("single", "close-up"))
-    changed = [line for line in difflib.ndiff(single, close_up) if line[:1] in "+-"]
+def test_a_look_is_its_lines_at_the_top_and_changes_nothing_else():
+    plain = generate_sketch("a peach hibiscus", 9, look=Look(1, 1, 1)).splitlines()
+    near = generate_sketch("a peach hibiscus", 9, look=Look(2, 0.7, 0.4)).splitlines()
+    changed = [line for line in difflib.ndiff(plain, near) if line[:1] in "+-"]
     assert changed == [
-        "- // A peach hibiscus in loose watercolour: single, peach palette.",
-        "+ // A peach hibiscus in loose watercolour: close-up, peach palette.",
+        "-   const wash = 1, glaze = 1;  // pigment: first washes, layers over them",
+        "+   const wash = 0.7, glaze = 0.4;  // pigment: first washes, layers over them",
         "+   translate(-300, -300); scale(2);  // seen nearer",
     ]
+    assert look_of(as_reply("\n".join(near), "a peach hibiscus")) == Look(2, 0.7, 0.4)
+    assert look_of("I cannot paint that.") is None
 
 
-async def test_the_close_up_paints_more_of_the_sheet(services):
-    codes = [generate_sketch("a peach hibiscus", 9, composition=c) for c in ("single", "close-up")]
-    # One after the other: the close-up paints twice the area, and beside another render on 2 cores it nears the deadline.
-    single, close_up = [await services.pipeline.run(code, fresh_seed()) for code in codes]
-    assert single.passed and close_up.passed
-    assert close_up.paint_fraction > 1.5 * single.paint_fraction  # the rewards' favourite, so it must paint more
+def test_every_fill_carries_the_looks_factor_and_first_washes_come_first(sketches):
+    for codes in sketches.values():
+        for code in codes[:20]:
+            fills = re.findall(r"brush\.fill\('#[0-9a-f]{6}', \d+ \* (\w+)\);", code)
+            assert len(fills) == code.count("brush.fill(") and set(fills) <= {"wash", "glaze"}
+            assert fills[0] == "wash" and "glaze" in fills  # a first, pale layer, then glazes over it
+
+
+def test_the_warm_start_draws_every_level_of_every_quality(sketches):
+    looks = [look_of(code) for codes in sketches.values() for code in codes]
+    for name, levels in (("zoom", ZOOMS), ("wash", WASHES), ("glaze", GLAZES)):
+        drawn = Counter(getattr(look, name) for look in looks)
+        assert set(drawn) == set(levels) and min(drawn.values()) > len(looks) / len(levels) / 2, (name, drawn)
+
+
+async def test_the_rewards_tell_each_quality_apart(services):
+    """Each quality's top level paints more of the sheet than its bottom one, the others held: the demo's judge
+    and scorer read how much is painted (their optimum is a third of the sheet and more), so they tell them apart."""
+    middle = Look(1, 1, 0.7)
+    for name, (low, high) in (("zoom", ZOOMS), ("wash", WASHES), ("glaze", GLAZES)):
+        codes = [
+            generate_sketch("a peach hibiscus", 9, detail=0.3, paper_wash=False, look=replace(middle, **{name: level}))
+            for level in (low, high)
+        ]
+        # One after the other: a zoomed sketch paints more area, and beside another render on 2 cores it nears the deadline.
+        faint, strong = [await services.pipeline.run(code, fresh_seed()) for code in codes]
+        assert faint.passed and strong.passed
+        assert strong.paint_fraction > 1.1 * faint.paint_fraction, (name, faint.paint_fraction, strong.paint_fraction)
 
 
 def test_without_the_paper_wash_only_the_wash_is_left_out():

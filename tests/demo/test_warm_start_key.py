@@ -12,14 +12,14 @@ def test_the_key_follows_the_configuration():
     assert replace(config, lr=config.lr * 2).key() != config.key()
 
 
-def test_a_generator_change_to_any_composition_the_corpus_uses_is_a_new_key(monkeypatch):
+def test_a_generator_change_to_any_subject_the_corpus_paints_is_a_new_key(monkeypatch):
     config = WarmStartConfig()
     before = config.key()
     real = warm_start.generate_sketch
-    changed = config.compositions[-1]  # the rarer one, which no seed-0 sketch of the subject need draw
+    changed = config.subjects[-1]  # the last one taken, the one a probe of the first few would miss
 
-    def generator(subject, seed, composition=None, **knobs):
-        return real(subject, seed, composition=composition, **knobs) + ("// drawn anew" if composition == changed else "")
+    def generator(subject, seed, **knobs):
+        return real(subject, seed, **knobs) + ("// drawn anew" if subject == changed else "")
 
     monkeypatch.setattr(warm_start, "generate_sketch", generator)
     assert config.key() != before

@@ -134,7 +134,7 @@ def test_the_pool_sketches_pass(rules, path):
 
 @pytest.mark.parametrize("subject", ["a peach hibiscus", "a violet rose", "a fern sprig", "stems with buds"])
 def test_generated_sketches_pass(rules, subject):
-    compositions = ("single", "close-up") if subject in ("a peach hibiscus", "a violet rose") else (None,)
+    compositions = ("single", "pair") if subject in ("a peach hibiscus", "a violet rose") else (None,)
     for seed in range(3):
         for composition in compositions:
             assert analyse(generate_sketch(subject, seed, composition=composition), rules) == []

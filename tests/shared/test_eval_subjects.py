@@ -8,7 +8,13 @@ import pytest
 
 from tests.conftest import ROOT
 from watercolour_demo.warm_start import WarmStartConfig
-from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, load_subjects
+from watercolour_shared.subjects import (
+    DEFAULT_SUBJECT,
+    DEMO_EVAL_SUBJECTS_FILE,
+    EVAL_SUBJECTS_FILE,
+    SubjectsError,
+    load_subjects,
+)
 from watercolour_trainer.options import recipe_values
 
 RECIPES = sorted((ROOT / "trainer" / "recipes").glob("*.yaml"))
@@ -16,7 +22,7 @@ RECIPES = sorted((ROOT / "trainer" / "recipes").glob("*.yaml"))
 
 def trained_subjects() -> list[str]:
     from_recipes = [subject for recipe in RECIPES for subject in recipe_values(recipe).get("subject", [])]
-    return [DEFAULT_SUBJECT, WarmStartConfig().subject, *from_recipes]
+    return [DEFAULT_SUBJECT, *WarmStartConfig().subjects, *from_recipes]
 
 
 def test_the_default_set_holds_24_subjects_none_trained_on():
@@ -24,6 +30,12 @@ def test_the_default_set_holds_24_subjects_none_trained_on():
     assert RECIPES and len(held_out.subjects) >= 24
     assert held_out.held_out_from(trained_subjects()) is held_out
     assert held_out.name == "eval-subjects-v1" and len(held_out.sha256) == 64
+
+
+def test_the_demos_set_is_every_third_of_the_default_one_none_trained_on():
+    demo = load_subjects(DEMO_EVAL_SUBJECTS_FILE)
+    assert demo.subjects == load_subjects(EVAL_SUBJECTS_FILE).subjects[::3]
+    assert demo.held_out_from(trained_subjects()) is demo
 
 
 def test_a_training_subject_in_the_set_is_named(tmp_path: Path):

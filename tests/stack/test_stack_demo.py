@@ -15,9 +15,14 @@ import tarfile
 from pathlib import Path
 
 from tests.stack.compose import compose
+from watercolour_shared.run_dir.evaluation import EVAL_DIR, read_evaluation
+from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE
 
 # A warm start that learns four sketches by heart (a minute or two): its replies pass the gate and differ.
-SHORT_RUN = "--steps 3 --group-size 4 --model-size small --warm-start-sketches 4 --warm-start-epochs 200 --report-to none"
+SHORT_RUN = (
+    "--steps 3 --group-size 4 --model-size small --warm-start-sketches 4 --warm-start-epochs 200 --report-to none"
+    " --eval-samples 1"
+)
 TREND = "reward trends up"
 
 
@@ -35,6 +40,10 @@ def test_the_demo_service_trains_a_few_steps_and_its_run_passes_check_run(tmp_pa
     compose("run", "--rm", "--no-deps", "-T", "-e", f"WATERCOLOUR_DEMO_ARGS={SHORT_RUN}", "demo", timeout_s=1800)
     runs = [run for run in runs_volume(tmp_path / "after") if run.name not in before]
     assert len(runs) == 1, runs
+    # The closing eval ran in the container: the final policy against its warm start on the held-out subjects.
+    evaluation = read_evaluation(runs[0] / EVAL_DIR)
+    assert evaluation is not None and evaluation.subjects.name == DEMO_EVAL_SUBJECTS_FILE.stem, evaluation
+    assert evaluation.head_to_head.wins + evaluation.head_to_head.losses + evaluation.head_to_head.ties > 0
     command = [Path(sys.executable).parent / "watercolour", "check-run", str(runs[0]), "--json"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     checks = {check["name"]: check for check in json.loads(done.stdout)}

@@ -25,7 +25,7 @@ def hibiscus(w: SketchWriter, rng: Random, b: Bloom, p: Palette, detail: float, 
     w.section(f"Bloom{label}: five pale petals, then a warm glaze and a shaded edge on each.")
     alpha = rng.randint(160, 185)
     for a, length in zip(angles, lengths, strict=True):
-        w.wash(fan_petal(rng, b.x, b.y, a, length, 40, n, b.squash), p.petal[0], alpha, 0.3, 0.5)
+        w.wash(fan_petal(rng, b.x, b.y, a, length, 40, n, b.squash), p.petal[0], alpha, 0.3, 0.5, first=True)
     alpha = rng.randint(105, 125)
     for a, length in zip(angles, lengths, strict=True):
         glaze = fan_petal(rng, b.x, b.y, a + rng.uniform(-5, 5), length * rng.uniform(0.6, 0.7), 30, n, b.squash)
@@ -66,7 +66,7 @@ def flower(w: SketchWriter, rng: Random, b: Bloom, p: Palette, detail: float, la
     w.section(f"Bloom{label}: {count} pale rounded petals, a glaze at their base and a crease down each.")
     alpha = rng.randint(160, 180)
     for a, length in zip(angles, lengths, strict=True):
-        w.wash(oval_petal(rng, b.x, b.y, a, length, width, n, b.squash), p.petal[0], alpha, 0.3, 0.6)
+        w.wash(oval_petal(rng, b.x, b.y, a, length, width, n, b.squash), p.petal[0], alpha, 0.3, 0.6, first=True)
     alpha = rng.randint(100, 120)
     for a, length in zip(angles, lengths, strict=True):
         glaze = oval_petal(rng, b.x, b.y, a + rng.uniform(-4, 4), length * 0.55, width * 0.6, n, b.squash)

@@ -19,7 +19,7 @@ def paper_wash(w: SketchWriter, rng: Random, scene: Scene, palette: Palette, det
     x, y = scene.centre
     r = min(rng.uniform(200, 240), min(x, y, CANVAS - x, CANVAS - y) / 1.15)  # wobble included, it stays on the sheet
     outline = blob(rng, x, y, r, vertex_count(16, detail), rng.uniform(0.85, 1), 0.12)
-    w.wash(outline, palette.ground, 110, 0.3, 0.8)
+    w.wash(outline, palette.ground, 110, 0.3, 0.8, first=True)
 
 
 def stems(w: SketchWriter, rng: Random, items: list[Stem], greens: Greens) -> None:
@@ -28,7 +28,7 @@ def stems(w: SketchWriter, rng: Random, items: list[Stem], greens: Greens) -> No
     w.section("Stems, under everything else.")
     alpha = rng.randint(135, 155)
     for stem in items:
-        w.wash(band(stem.path, stem.width * 0.65, stem.width), greens.stem, alpha, 0.1, 0.6, thin=True)
+        w.wash(band(stem.path, stem.width * 0.65, stem.width), greens.stem, alpha, 0.1, 0.6, thin=True, first=True)
 
 
 def leaves(w: SketchWriter, rng: Random, items: list[Leaf], greens: Greens, detail: float, tint: str | None = None) -> None:
@@ -38,7 +38,14 @@ def leaves(w: SketchWriter, rng: Random, items: list[Leaf], greens: Greens, deta
     w.section("Leaves: a light wash over each, then a shaded half and a midrib.")
     alpha = rng.randint(115, 135)
     for item in items:
-        w.wash(leaf(item.x, item.y, item.angle, item.length, item.width, _edge(item, detail)), greens.light, alpha, 0.2, 0.3)
+        w.wash(
+            leaf(item.x, item.y, item.angle, item.length, item.width, _edge(item, detail)),
+            greens.light,
+            alpha,
+            0.2,
+            0.3,
+            first=True,
+        )
     alpha = rng.randint(70, 90)
     for item in items:
         side = rng.choice((-1, 1))
@@ -66,7 +73,9 @@ def buds(w: SketchWriter, rng: Random, items: list[Bud], palette: Palette, green
     n = vertex_count(12, detail)
     w.section("Buds: a furled petal, a warmer glaze, and green sepals holding them.")
     for bud in items:
-        w.wash(oval_petal(rng, bud.x, bud.y, bud.angle, bud.size, bud.size * 0.55, n), palette.petal[0], 165, 0.25, 0.7)
+        w.wash(
+            oval_petal(rng, bud.x, bud.y, bud.angle, bud.size, bud.size * 0.55, n), palette.petal[0], 165, 0.25, 0.7, first=True
+        )
     for bud in items:
         glaze = oval_petal(rng, bud.x, bud.y, bud.angle + rng.uniform(4, 10), bud.size * 0.9, bud.size * 0.3, n)
         w.wash(glaze, palette.petal[1], 120, 0.2, 0.7)

@@ -2,7 +2,8 @@
 
 The subject's words choose what is painted: "hibiscus", leaves ("leaf", "foliage", ...),
 stems with buds ("stem", "bud", ...), and a generic flower for anything else ("a rose").
-A colour word ("violet", "pink", ...) chooses the palette; the seed chooses everything else.
+A colour word ("violet", "pink", ...) chooses the palette; the seed chooses everything else, the look
+(zoom, wash, bleed: looks.py) from a stream of its own.
 `detail` scales the vertices of every outline, and with them the length of the text: at 1
 sketches are 10-18k characters (median about 13k), around where the length term becomes full
 (12k characters); 0.5 makes them about a fifth shorter, 1.5 about a quarter longer.
@@ -18,6 +19,7 @@ from random import Random
 from watercolour_demo.sketchgen import foliage
 from watercolour_demo.sketchgen.blooms import PAINTERS
 from watercolour_demo.sketchgen.layouts import BLOOM_LAYOUTS, LEAF_LAYOUTS, STEM_LAYOUTS, Layout
+from watercolour_demo.sketchgen.looks import Look
 from watercolour_demo.sketchgen.palettes import GREENS, PALETTES, palette_in
 from watercolour_demo.sketchgen.writer import SketchWriter
 
@@ -55,6 +57,7 @@ def generate_sketch(
     composition: str | None = None,
     detail: float = 1.0,
     paper_wash: bool = True,
+    look: Look | None = None,
 ) -> str:
     """`paper_wash=False` never lays the soft ground wash that three sketches in four sit on: it is the largest
     shape to render and too pale to count as paint, so leaving it out makes renders faster and changes no score."""
@@ -72,7 +75,8 @@ def generate_sketch(
     wash_rng = Random(rng.random())  # the wash draws from its own stream, so leaving it out changes nothing else
 
     title = f"{_title(subject)} in loose watercolour: {layout}, {chosen.name} palette."
-    w = SketchWriter(title, rng.choice(chosen.papers), texture, scene.zoom)
+    look = look or Look.drawn(Random(f"look:{name}:{seed}"))  # its own stream: a given look changes nothing else
+    w = SketchWriter(title, rng.choice(chosen.papers), texture, look)
     if wash_rng.random() < 0.75 and paper_wash:
         foliage.paper_wash(w, wash_rng, scene, chosen, detail)
     foliage.stems(w, rng, scene.stems, greens)

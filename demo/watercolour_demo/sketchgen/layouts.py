@@ -19,15 +19,6 @@ def single(rng: Random) -> Scene:
     return Scene((bloom.x, bloom.y + 30), [stem], leaves_along(rng, stem, rng.randint(2, 3), (130, 180)), [], [bloom])
 
 
-def close_up(rng: Random) -> Scene:
-    """`single` seen nearer: the same strokes under one zoom line, so that the sketch's first lines decide how
-    much of the sheet it paints, whatever its coordinates (a small policy copies a line far more surely than
-    it scales every number)."""
-    scene = single(rng)
-    scene.zoom = 2.0
-    return scene
-
-
 def off_centre(rng: Random) -> Scene:
     side = rng.choice((-1, 1))
     bloom = bloom_at(rng, 300 + side * rng.uniform(70, 100), rng.uniform(200, 250), rng.uniform(140, 165))
@@ -118,7 +109,6 @@ def row(rng: Random) -> Scene:
 Layout = Callable[[Random], Scene]
 BLOOM_LAYOUTS: dict[str, Layout] = {
     "single": single,
-    "close-up": close_up,
     "off-centre": off_centre,
     "pair": pair,
     "bloom-with-leaves": with_leaves,

@@ -50,7 +50,6 @@ class Scene:
     leaves: list[Leaf] = field(default_factory=list)
     buds: list[Bud] = field(default_factory=list)
     blooms: list[Bloom] = field(default_factory=list)
-    zoom: float = 1.0  # above 1: the whole sheet seen nearer, enlarged about its middle
 
 
 def stem_between(rng: Random, top: Point, base: Point, width: float) -> Stem:

@@ -4,16 +4,20 @@ Only the 10 allowed methods are ever written. Fill, bleed and texture are writte
 change, as a person would, so a run of same-coloured washes shares one brush.fill line.
 Thin shapes (stems, midribs, a stamen) take a light texture: p5.brush's textured fill scatters
 a long thin outline into a row of diamond-shaped smears.
+Every opacity is written times the look's `wash` (a first, pale layer) or `glaze` (every layer over it), both
+declared once at the top (looks.py).
 Coordinates are whole pixels and parameters two decimals: compact text for a small model.
 """
 
 from __future__ import annotations
 
+from watercolour_demo.sketchgen.looks import Look
 from watercolour_demo.sketchgen.shapes import Point
 
 CANVAS = 600
 VERTICES_PER_LINE = 6
 THIN_TEXTURE = (0.2, 0.3)
+PLAIN = Look()
 
 
 def num(value: float) -> str:
@@ -26,7 +30,7 @@ def _px(value: float) -> int:
 
 
 class SketchWriter:
-    def __init__(self, title: str, paper: str, texture: tuple[float, float], zoom: float = 1.0):
+    def __init__(self, title: str, paper: str, texture: tuple[float, float], look: Look = PLAIN):
         self.texture = self._texture = (round(texture[0], 2), round(texture[1], 2))
         self.lines = [
             f"// {title}",
@@ -39,24 +43,26 @@ class SketchWriter:
             "",
             "function draw() {",
             "  translate(-width / 2, -height / 2);",
-            *_zoom_lines(zoom),
+            f"  const wash = {num(look.wash)}, glaze = {num(look.glaze)};  // pigment: first washes, layers over them",
+            *_zoom_lines(look.zoom),
             f"  background('{paper}');",
             "  brush.noStroke();",
             f"  brush.fillTexture({num(self.texture[0])}, {num(self.texture[1])});",
         ]
-        self._fill: tuple[str, int] | None = None
+        self._fill: tuple[str, int, str] | None = None
         self._bleed: float | None = None
 
     def section(self, text: str) -> None:
         self.lines += ["", f"  // {text}"]
 
-    def _brush(self, colour: str, alpha: float, bleed: float | None, texture: tuple[float, float]) -> None:
-        """Writes the settings that change; a bleed of None keeps the current one."""
-        fill = (colour, round(alpha))
+    def _brush(self, colour: str, alpha: float, bleed: float | None, texture: tuple[float, float], layer: str) -> None:
+        """Writes the settings that change; a bleed of None keeps the current one. `layer`: the look's factor
+        on the opacity, "wash" or "glaze"."""
+        fill = (colour, round(alpha), layer)
         bleed = self._bleed if bleed is None else round(bleed, 2)
         settings = []
         if fill != self._fill:
-            settings.append(f"brush.fill('{colour}', {fill[1]});")
+            settings.append(f"brush.fill('{colour}', {fill[1]} * {layer});")
         if bleed != self._bleed:
             settings.append(f"brush.fillBleed({num(bleed)});")
         if texture != self._texture:
@@ -65,9 +71,18 @@ class SketchWriter:
             self.lines.append("  " + " ".join(settings))
         self._fill, self._bleed, self._texture = fill, bleed, texture
 
-    def wash(self, points: list[Point], colour: str, alpha: float, bleed: float, curvature: float, thin: bool = False) -> None:
-        """One translucent closed shape through `points`."""
-        self._brush(colour, alpha, bleed, THIN_TEXTURE if thin else self.texture)
+    def wash(
+        self,
+        points: list[Point],
+        colour: str,
+        alpha: float,
+        bleed: float,
+        curvature: float,
+        thin: bool = False,
+        first: bool = False,
+    ) -> None:
+        """One translucent closed shape through `points`; `first`: a first, pale layer, not a glaze over one."""
+        self._brush(colour, alpha, bleed, THIN_TEXTURE if thin else self.texture, "wash" if first else "glaze")
         self.lines.append(f"  brush.beginShape({num(curvature)});")
         calls = [f"brush.vertex({_px(x)}, {_px(y)});" for x, y in points]
         for i in range(0, len(calls), VERTICES_PER_LINE):
@@ -76,7 +91,7 @@ class SketchWriter:
 
     def dot(self, x: float, y: float, r: float, colour: str, alpha: float, scribble: float) -> None:
         """A small round wash: pollen, stamen tips, the dark centre of an eye."""
-        self._brush(colour, alpha, None, self._texture)
+        self._brush(colour, alpha, None, self._texture, "glaze")
         self.lines.append(f"  brush.circle({_px(x)}, {_px(y)}, {max(1, round(r))}, {num(scribble)});")
 
     def text(self) -> str:

@@ -1,0 +1,102 @@
+"""The warm start's subjects: half its sketches paint the subjects GRPO trains on, in turn, and the other half
+a subject drawn from templates, so that the tiny policy meets many prompts and paints whatever it is asked
+(the held-out subjects of its evaluation among them) instead of breaking on a prompt it never saw.
+
+Whatever the words, the generator paints a flower (a hibiscus where the subject says so), in the palette a
+colour word asks for. Held-out subjects are never drawn (tests/shared/test_eval_subjects.py), and none of
+these nouns is a held-out subject's.
+"""
+
+from __future__ import annotations
+
+import re
+from random import Random
+
+from watercolour_demo.sketchgen import PALETTES
+from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE, EVAL_SUBJECTS_FILE, load_subjects
+
+COLOURS = sorted({word for palette in PALETTES.values() for word in palette.words} | {"white", "pale", "deep"})
+FLOWERS = (
+    "hibiscus",
+    "anemone",
+    "marigold",
+    "camellia",
+    "peony",
+    "cornflower",
+    "dahlia",
+    "zinnia",
+    "aster",
+    "lily",
+    "orchid",
+    "daisy",
+    "cosmos",
+    "begonia",
+    "clematis",
+    "hydrangea",
+    "lotus",
+    "primrose",
+    "violet",
+    "freesia",
+)
+THINGS = (
+    "fox",
+    "owl",
+    "heron",
+    "rabbit",
+    "deer",
+    "boat",
+    "barn",
+    "bridge",
+    "windmill",
+    "cottage",
+    "harbour",
+    "meadow",
+    "river",
+    "orchard",
+    "garden",
+    "apple",
+    "plum",
+    "vase",
+    "jug",
+    "kite",
+    "lantern",
+    "umbrella",
+    "bicycle",
+    "hat",
+)
+PLACES = ("in a vase", "by a window", "in the rain", "at noon", "in spring", "at sunset", "on a table", "in a field")
+TEMPLATES = (
+    "a {colour} {flower}",
+    "{colour} {flowers} {place}",
+    "a {thing} {place}",
+    "a {colour} {thing}",
+    "a {flower} and a {thing}",
+)
+
+
+def corpus_subjects(named: tuple[str, ...], count: int, seed: int) -> list[str]:
+    """The subject of each of `count` sketches: `named` in turn at even places, drawn ones at odd places."""
+    held_out = {s.lower() for path in (EVAL_SUBJECTS_FILE, DEMO_EVAL_SUBJECTS_FILE) for s in load_subjects(path).subjects}
+    rng = Random(f"subjects:{seed}")
+    subjects = []
+    for i in range(count):
+        if i % 2 == 0:
+            subjects.append(named[i // 2 % len(named)])
+            continue
+        while (subject := _drawn(rng)).lower() in held_out:
+            pass
+        subjects.append(subject)
+    return subjects
+
+
+def _drawn(rng: Random) -> str:
+    words = {"colour": rng.choice(COLOURS), "flower": rng.choice(FLOWERS), "thing": rng.choice(THINGS)}
+    words["flowers"] = _plural(words["flower"])
+    subject = rng.choice(TEMPLATES).format(place=rng.choice(PLACES), **words)
+    return re.sub(r"\ba (?=[aeiou])", "an ", subject)
+
+
+def _plural(noun: str) -> str:
+    if noun.endswith(("s", "x")):
+        return noun + "es"
+    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"

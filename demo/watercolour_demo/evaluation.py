@@ -1,0 +1,67 @@
+"""The demo's last stage: `watercolour eval` of the final policy (B) against its warm start (A), on held-out
+subjects, through the same environment GRPO trained against, with the offline judge.
+
+The demo has no held-out judge: the offline judge both trained the policy and judges it here. Its evidence is
+held-out subjects (none of them trained on) and the GRPO seeds `make bench-demo` repeats the run with.
+The eval runs in a child process, as GRPO does: it loads both policies, and the demo's own process holds no
+model.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from watercolour_demo.prepare import TOP_K, TOP_P
+from watercolour_demo.processes import end_process_tree, start
+from watercolour_demo.stack import ROOT
+from watercolour_demo.training import GrpoSettings, child_environment
+from watercolour_shared.run_dir.evaluation import EVAL_DIR, Evaluation, read_evaluation
+from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE
+
+WATERCOLOUR = [sys.executable, "-m", "watercolour_shared.cli"]  # the `watercolour` command of this interpreter
+NO_HELD_OUT_JUDGE = "the offline judge trained the policy and judges it here: the demo has no held-out judge"
+
+
+def eval_command(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, samples: int) -> list[str]:
+    """Both policies sample as GRPO sampled (temperature, top-k, top-p, completion length), each sample seeded."""
+    return [
+        *WATERCOLOUR, "eval", "--a", str(warm_start), "--b", str(run_dir), "--env-url", env_url,
+        "--subjects", str(DEMO_EVAL_SUBJECTS_FILE), "--samples", str(samples), "--seed", str(grpo.seed),
+        "--temperature", str(grpo.temperature), "--top-k", str(TOP_K), "--top-p", str(TOP_P),
+        "--max-new-tokens", str(grpo.max_completion_length), "--judge", "offline", "--quiet",
+        *(part for subject in grpo.subjects for part in ("--trained-on", subject)),
+    ]  # fmt: skip
+
+
+def evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, samples: int, log: Path) -> Evaluation:
+    process = start(eval_command(env_url, warm_start, run_dir, grpo, samples), log, child_environment(), ROOT)
+    try:
+        code = process.wait()
+    finally:
+        end_process_tree(process)
+    evaluation = read_evaluation(run_dir / EVAL_DIR)
+    if code != 0 or evaluation is None:
+        raise RuntimeError(f"the evaluation failed (exit {code}): see {log}")
+    return evaluation
+
+
+def numbers(evaluation: Evaluation) -> dict:
+    """What the summary reports of the evaluation."""
+    match = evaluation.head_to_head
+    return {
+        "subjects": evaluation.subjects.model_dump(),
+        "samples": evaluation.samples,
+        "judge": evaluation.judge,
+        "held_out_judge": False,
+        "note": NO_HELD_OUT_JUDGE,
+        "win_rate": match.win_rate.model_dump(),
+        "wins": match.wins,
+        "losses": match.losses,
+        "ties": match.ties,
+        "left_out": match.left_out,
+        "better": match.better,
+        "diversity_ratio": evaluation.diversity_ratio,
+        "warnings": evaluation.warnings,
+        "page": str(Path(EVAL_DIR) / "index.html"),
+    }
