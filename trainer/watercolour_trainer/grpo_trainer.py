@@ -12,7 +12,7 @@ from watercolour_shared.prompts import chat_messages
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.run_dir import RunWriter
-from watercolour_trainer import compiled_generation, lora_merge
+from watercolour_trainer import compile_cache, compiled_generation, lora_merge
 from watercolour_trainer.env_reward import EnvReward, StepClock
 from watercolour_trainer.grpo_config import grpo_config
 from watercolour_trainer.lora import lora_config
@@ -40,6 +40,9 @@ def build_trainer(
     trackio=None,
 ) -> GRPOTrainer:
     """Each process scores its own share of every step's groups; each group is rendered with its own subject."""
+    cache = getattr(options, "compile_cache", None)
+    if cache is not None:
+        compile_cache.use(cache)  # before the first compile
     clock = StepClock()
     episode = EpisodeOptions(subject=options.subject[0], weights=weights, references=options.references)
     reward = EnvReward(replicas, episode, run, clock, options.seed)
@@ -61,6 +64,8 @@ def build_trainer(
         lora_merge.merge_lora_for_generation(trainer)
     if getattr(options, "decode_experts", "batched_mm") == "grouped_mm":
         compiled_generation.keep_grouped_experts(trainer)
+    if cache is not None:
+        trainer.add_callback(compile_cache.SaveCompileCache(cache))
     if compiles_generation(options):
         first_of_each = [row["prompt"] for row in dataset[: len(options.subject)]]
         compiled_generation.enable(trainer, compiled_generation.longest_prompt(tokenizer, first_of_each))

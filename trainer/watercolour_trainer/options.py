@@ -83,6 +83,11 @@ def parser() -> argparse.ArgumentParser:
         help="MoE experts while decoding: batched_mm (transformers' switch: copies each token's expert weights) "
         "or grouped_mm (reads the active experts in place)",
     )
+    p.add_argument(
+        "--compile-cache",
+        type=Path,
+        help="a folder kept between runs for torch.compile's caches and saved artifacts (default: inductor's /tmp)",
+    )
     p.add_argument("--use-vllm", choices=("colocate", "server"), help="generate with vLLM (installed separately)")
     p.add_argument("--vllm-server-url", help="with --use-vllm server: where `trl vllm-serve` listens")
     # The run: where it writes, what it pushes, how it continues.
