@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from watercolour_demo.sketchgen import as_reply, generate_sketch
+from watercolour_demo.sketchgen import as_reply, generate_sketch, subject_kind
 from watercolour_shared.prompts import chat_messages, system_prompt, user_prompt
 
 
@@ -25,14 +25,22 @@ class Sketches:
         for i in range(count):
             subject = self.subjects[i % len(self.subjects)]
             knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
-            code = generate_sketch(subject, seed + i, **knobs)
-            replies.append((subject, as_reply(code, subject, seed + i)))
+            named = plain_name(subject)
+            code = generate_sketch(subject, seed + i, title=named, **knobs)
+            replies.append((subject, as_reply(code, named, seed + i)))
         return replies
 
     def tokenizer_texts(self, replies: list[str]) -> list[str]:
         """The replies, and the prompts as often: their lines become single tokens, so every prompt is short."""
         prompts = [f"system\n{system_prompt()}\nuser\n{user_prompt(subject)}\nassistant\n" for subject in self.subjects]
         return replies + [prompts[i % len(prompts)] for i in range(len(replies))]
+
+
+def plain_name(subject: str) -> str:
+    """What a reply calls its subject: the kind it paints, never the words asked. A 2.4 M-parameter policy
+    cannot copy words it never saw, and the replies it wrote for held-out subjects broke in the attempt (in a
+    warm start that echoed the subject, 17 of 24 held-out replies failed the gate, many before the code)."""
+    return "a hibiscus" if subject_kind(subject) == "hibiscus" else "a flower"
 
 
 def prompt_ids(tokenizer, subject: str) -> list[int]:

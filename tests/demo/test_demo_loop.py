@@ -24,7 +24,7 @@ from tests.conftest import ROOT
 from watercolour_demo.processes import free_port
 from watercolour_demo.stack import LocalStack
 
-SHORT_DEMO = ("--steps", "2", "--group-size", "4", "--model-size", "small")
+SHORT_DEMO = ("--steps", "2", "--group-size", "4", "--model-size", "small", "--eval-samples", "1")
 # The warm start learns one sketch by heart: its replies pass the gate after a minute of training.
 WARM_START = ("--warm-start-sketches", "1", "--warm-start-epochs", "800")
 STACK_AND_TRAINER = ("watercolour_env.server.app", "watercolour_scorer.server", "chromium", "watercolour_grpo.py")
@@ -146,7 +146,9 @@ def test_the_film_holds_every_rollout_and_its_paintings_open(demo_run):
 def test_the_summary_compares_the_thirds_and_points_at_the_paintings(demo_run):
     summary = json.loads((demo_run.run_dir / "summary.json").read_text())
     assert [row["step"] for row in summary["steps"]] == [1, 2]
-    assert [sum(row["choices"].values()) for row in summary["steps"]] == [4, 4]  # every rollout's choice, read back
+    # The one sketch the warm start learnt has a look, and the rollouts that kept its first lines chose it again.
+    assert all(set(row["look"]) == {"zoom", "wash", "glaze"} for row in summary["steps"])
+    assert any(value is not None for row in summary["steps"] for value in row["look"].values())
     assert summary["first_third"]["steps"] == [1] and summary["last_third"]["steps"] == [2]
     assert summary["last_third_better"] in (True, False)
     gain = summary["gain"]  # per rollout, with its standard error: 4 rollouts a third here
@@ -156,6 +158,16 @@ def test_the_summary_compares_the_thirds_and_points_at_the_paintings(demo_run):
     assert summary["peak_memory_gb"] > 0.1  # the trainer alone holds more than that
     text = (demo_run.run_dir / "summary.txt").read_text()
     assert "first third" in text and "last third" in text and text in demo_run.output
+
+
+def test_the_demo_ends_with_its_final_policy_against_its_warm_start_on_held_out_subjects(demo_run):
+    evaluation = json.loads((demo_run.run_dir / "summary.json").read_text())["evaluation"]
+    assert evaluation["subjects"]["name"] == "eval-subjects-demo-v1" and evaluation["subjects"]["count"] == 8
+    assert evaluation["samples"] == 1 and evaluation["judge"] == "offline-judge" and evaluation["held_out_judge"] is False
+    compared = evaluation["wins"] + evaluation["losses"] + evaluation["ties"]
+    assert compared + evaluation["left_out"] == 8 and evaluation["left_out"] == 0
+    assert (demo_run.run_dir / "eval" / "eval.json").exists() and (demo_run.run_dir / "eval" / "index.html").exists()
+    assert "final policy against its warm start" in (demo_run.run_dir / "summary.txt").read_text()
 
 
 def test_ctrl_c_stops_everything_the_demo_started(tmp_path, cache_dir):

@@ -17,6 +17,7 @@ from dataclasses import replace
 import pytest
 
 from tests.conftest import fresh_seed
+from watercolour_demo.corpus import Sketches
 from watercolour_demo.sketchgen import KINDS, PALETTES, TITLE, as_reply, corpus, generate_sketch, subject_kind
 from watercolour_demo.sketchgen.looks import GLAZES, WASHES, ZOOMS, Look, look_of
 from watercolour_env.reply import extract_sketch
@@ -207,3 +208,14 @@ async def test_sketches_render_in_chromium_and_pass_the_whole_gate(services):
     for (subject, _), result in zip(picks, results, strict=True):
         assert result.passed and result.violations == [] and result.errors == [], (subject, result.violations, result.errors)
         assert result.paint_fraction > 4 * BLANK_BELOW, subject  # clearly painted, not just over the blank line
+
+
+def test_the_warm_starts_replies_name_the_kind_they_paint_never_the_words_asked():
+    subject = "a lantern by a window"
+    asked, named = generate_sketch(subject, 4).splitlines(), generate_sketch(subject, 4, title="a flower").splitlines()
+    assert [line for line in difflib.ndiff(asked, named) if line[:1] in "+-"] == [
+        f"- {asked[0]}",
+        f"+ {named[0]}",
+    ] and named[0].startswith("// A flower in loose watercolour: ")
+    (_, reply), (_, hibiscus) = Sketches((subject, "a peach hibiscus"), "single", 0.3, False).replies(2, 0)
+    assert "lantern" not in reply and "// A flower in" in reply and "// A hibiscus in" in hibiscus

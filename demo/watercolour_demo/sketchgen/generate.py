@@ -58,6 +58,7 @@ def generate_sketch(
     detail: float = 1.0,
     paper_wash: bool = True,
     look: Look | None = None,
+    title: str | None = None,
 ) -> str:
     """`paper_wash=False` never lays the soft ground wash that three sketches in four sit on: it is the largest
     shape to render and too pale to count as paint, so leaving it out makes renders faster and changes no score."""
@@ -74,7 +75,7 @@ def generate_sketch(
     scene = kind.layouts[layout](rng)
     wash_rng = Random(rng.random())  # the wash draws from its own stream, so leaving it out changes nothing else
 
-    title = f"{_title(subject)} in loose watercolour: {layout}, {chosen.name} palette."
+    title = f"{_title(title or subject)} in loose watercolour: {layout}, {chosen.name} palette."
     look = look or Look.drawn(Random(f"look:{name}:{seed}"))  # its own stream: a given look changes nothing else
     w = SketchWriter(title, rng.choice(chosen.papers), texture, look)
     if wash_rng.random() < 0.75 and paper_wash:
