@@ -18,9 +18,10 @@ from tests.stack.compose import compose
 from watercolour_shared.run_dir.evaluation import EVAL_DIR, read_evaluation
 from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE
 
-# A warm start that learns four sketches by heart (a minute or two): its replies pass the gate and differ.
+# A warm start that learns six sketches by heart (a minute or two): its replies pass the gate and differ. Six,
+# because the warm start's even sketches are GRPO's subjects in turn: the three steps' subjects are among them.
 SHORT_RUN = (
-    "--steps 3 --group-size 4 --model-size small --warm-start-sketches 4 --warm-start-epochs 200 --report-to none"
+    "--steps 3 --group-size 4 --model-size small --warm-start-sketches 6 --warm-start-epochs 200 --report-to none"
     " --eval-samples 1"
 )
 TREND = "reward trends up"
