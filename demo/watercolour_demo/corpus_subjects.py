@@ -13,7 +13,7 @@ import re
 from random import Random
 
 from watercolour_demo.sketchgen import PALETTES
-from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE, EVAL_SUBJECTS_FILE, load_subjects
+from watercolour_shared.subjects import EVAL_SUBJECTS_FILE, load_subjects
 
 COLOURS = sorted({word for palette in PALETTES.values() for word in palette.words} | {"white", "pale", "deep"})
 FLOWERS = (
@@ -76,7 +76,7 @@ TEMPLATES = (
 
 def corpus_subjects(named: tuple[str, ...], count: int, seed: int) -> list[str]:
     """The subject of each of `count` sketches: `named` in turn at even places, drawn ones at odd places."""
-    held_out = {s.lower() for path in (EVAL_SUBJECTS_FILE, DEMO_EVAL_SUBJECTS_FILE) for s in load_subjects(path).subjects}
+    held_out = {s.lower() for s in load_subjects(EVAL_SUBJECTS_FILE).subjects}  # the demo's set is a third of it
     rng = Random(f"subjects:{seed}")
     subjects = []
     for i in range(count):
