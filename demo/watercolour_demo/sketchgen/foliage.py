@@ -36,7 +36,9 @@ def leaves(w: SketchWriter, rng: Random, items: list[Leaf], greens: Greens, deta
     if not items:
         return
     w.section("Leaves: a light wash over each, then a shaded half and a midrib.")
-    alpha = rng.randint(115, 135)
+    # Leaves as the subject carry the painting's pigment, as petals do: at the faintest look (wash 0.7, glaze 0.4)
+    # a leaf's wash at flower-foliage strength fell under the paint threshold, and the sheet read as blank.
+    alpha = rng.randint(160, 180) if tint else rng.randint(115, 135)
     for item in items:
         w.wash(
             leaf(item.x, item.y, item.angle, item.length, item.width, _edge(item, detail)),
