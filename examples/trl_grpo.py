@@ -1,0 +1,51 @@
+"""GRPO in your own TRL script, with a running watercolour environment as the reward.
+
+Your model, TRL's GRPOTrainer, and our environment through TRL's `environment_factory`: the model paints by
+calling the environment's `paint` tool, and the environment's reward (gate, length, judge, HPSv3, as the server
+is configured) is the rollout's reward. The model needs a chat template that can call tools (Qwen3's can).
+
+    docker compose up -d env            # or any running environment, e.g. a Space
+    pip install ./shared ./services/env trl
+    python examples/trl_grpo.py --model Qwen/Qwen3-0.6B --env_url http://localhost:8000 \\
+        --output_dir runs/my-grpo --max_steps 50
+
+Every GRPOConfig field is a flag too (`--learning_rate`, `--num_generations`, ...), read by TRL's own parser;
+`--config my.yaml` reads them from a file, as TRL's scripts do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+
+from datasets import Dataset
+from trl import GRPOConfig, GRPOTrainer, TrlParser
+
+from watercolour_env.tool_env import WatercolourToolEnv
+from watercolour_shared.prompts import system_prompt
+from watercolour_shared.subjects import DEFAULT_SUBJECT
+
+
+@dataclass
+class ScriptArguments:
+    model: str = field(default="Qwen/Qwen3-0.6B", metadata={"help": "the policy: a Hub id or a local folder"})
+    env_url: str = field(default="http://localhost:8000", metadata={"help": "a running watercolour environment"})
+    subjects: list[str] = field(default_factory=lambda: [DEFAULT_SUBJECT], metadata={"help": "what to paint, in turn"})
+
+
+def main() -> None:
+    script, config = TrlParser((ScriptArguments, GRPOConfig)).parse_args_and_config()
+    # The brief (the subject and how to call the tool) comes from the environment's reset, after this message.
+    rows = {"prompt": [[{"role": "system", "content": system_prompt()}, {"role": "user", "content": ""}]] * len(script.subjects)}
+    trainer = GRPOTrainer(
+        model=script.model,
+        args=config,
+        train_dataset=Dataset.from_dict({**rows, "subject": script.subjects}),
+        environment_factory=partial(WatercolourToolEnv, base_url=script.env_url),
+    )
+    trainer.train()
+    trainer.save_model(config.output_dir)
+
+
+if __name__ == "__main__":
+    main()

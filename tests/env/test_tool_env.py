@@ -1,0 +1,57 @@
+"""The environment as TRL's `environment_factory` sees it, against real server processes: the tool TRL offers
+the model, a painting's reward, a rollout that never paints, and a judge-less infrastructure failure."""
+
+from __future__ import annotations
+
+import pytest
+from transformers.utils import get_json_schema
+
+from tests.conftest import TEST_DEADLINE_S, running_service, sketch
+from watercolour_env.tool_env import WatercolourToolEnv
+
+HOSTILE = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }"
+
+
+@pytest.fixture(scope="module")
+def dead_scorer_env_url():
+    """An environment whose HPSv3 term weighs in but whose scorer nobody answers: infrastructure down."""
+    settings = {
+        "WATERCOLOUR_BROWSERS": "1",
+        "WATERCOLOUR_RENDER_DEADLINE_S": str(TEST_DEADLINE_S),
+        "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0,hps=0.9",
+        "WATERCOLOUR_SCORER_URL": "http://127.0.0.1:1",
+    }
+    with running_service("watercolour_env.server.app", settings, "/health") as url:
+        yield url
+
+
+def test_trl_offers_the_model_one_tool_paint_with_its_sketch():
+    """TRL exposes every public method but reset and get_reward as a tool, described from its docstring."""
+    public = {name for name in vars(WatercolourToolEnv) if not name.startswith("_")}
+    assert public == {"reset", "paint", "get_reward"}
+    schema = get_json_schema(WatercolourToolEnv.paint)["function"]
+    assert schema["name"] == "paint" and schema["parameters"]["required"] == ["sketch"]
+    assert "p5.brush" in schema["parameters"]["properties"]["sketch"]["description"]
+
+
+def test_a_painting_earns_the_environments_reward(server_url):
+    with WatercolourToolEnv(server_url) as env:
+        brief = env.reset(subject="a red poppy", prompt=[])  # TRL passes the whole dataset row
+        assert "Paint a red poppy" in brief and "`paint` tool" in brief
+        assert env.get_reward() == 0.0  # a rollout that never paints: the model's doing
+        answer = env.paint(sketch("two-washes.js"))
+        painted = env.get_reward()
+        assert "passed the gate" in answer and painted > 0
+        answer = env.paint(HOSTILE)  # a second painting is one too, and the last one counts
+        assert "failed the gate" in answer and env.get_reward() == 0.0
+        env.reset(subject="a fern")
+        assert env.get_reward() == 0.0
+
+
+def test_an_infrastructure_failure_is_none_and_a_failed_sketch_still_zero(dead_scorer_env_url):
+    with WatercolourToolEnv(dead_scorer_env_url) as env:
+        env.reset(subject="a red poppy")
+        answer = env.paint(sketch("two-washes.js"))
+        assert env.get_reward() is None and "not held against you" in answer
+        env.paint("I'm sorry, I can't paint that.")
+        assert env.get_reward() == 0.0
