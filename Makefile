@@ -17,7 +17,7 @@ $(VENV)/.installed: $(PACKAGES) services/env/assets/package-lock.json
 	$(PIP) install -q --upgrade pip
 	# torch first, pinned: this version resolves to the CPU build; an unpinned one pulls the multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e shared -e 'services/env[dev]' -e 'services/scorer[dev]' -e trainer -e demo \
+	$(PIP) install -q -e shared -e 'services/env[server,dev]' -e 'services/scorer[dev]' -e trainer -e demo \
 		-e 'studio[dev]' -e 'deploy[dev]'
 	touch $@
 

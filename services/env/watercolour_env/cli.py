@@ -60,6 +60,13 @@ def _gate_or_render(args: argparse.Namespace) -> int:
     except EnvRejected as error:
         print(f"watercolour: the environment refused the request: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except ImportError as error:  # the client-only install: no local browser or gate
+        print(
+            f"watercolour: a local {args.command} needs the server's packages ({error.name} is missing): "
+            "pip install 'watercolour-env[server]', or pass --env-url",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     if result.status == "unavailable":
         print(f"watercolour: render unavailable: {result.unavailable_reason}", file=sys.stderr)
         return EXIT_ERROR
