@@ -15,16 +15,18 @@ class Lifecycle(Protocol):
     async def close(self) -> None: ...
 
 
-def service_app(title: str, resource: Lifecycle):
-    """A FastAPI app that starts `resource` before serving and closes it on shutdown."""
+def service_app(title: str, *resources: Lifecycle):
+    """A FastAPI app that starts `resources` in order before serving and closes them in reverse on shutdown."""
     from fastapi import FastAPI
     from fastapi.exceptions import RequestValidationError
 
     @asynccontextmanager
     async def lifespan(_app):
-        await resource.start()
+        for resource in resources:
+            await resource.start()
         yield
-        await resource.close()
+        for resource in reversed(resources):
+            await resource.close()
 
     app = FastAPI(title=title, lifespan=lifespan)
     app.add_exception_handler(RequestValidationError, _refused_request)
@@ -68,9 +70,9 @@ class BuiltAtStartup:
         await self._app(scope, receive, send)
 
 
-def serve(app, settings) -> None:
+def serve(app, settings, **uvicorn_options) -> None:
     """Run `app` on the `host` and `port` of the service's settings."""
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    uvicorn.run(app, host=settings.host, port=settings.port)
+    uvicorn.run(app, host=settings.host, port=settings.port, **uvicorn_options)

@@ -11,10 +11,8 @@ from dataclasses import asdict
 
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
-from openenv.core.env_server.http_server import create_app
 
-from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
-from watercolour_env.server.watercolour_environment import WatercolourEnvironment
+from watercolour_env.server.sessions import OpenEnvSessions
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings, get_settings
 from watercolour_shared.render_wire import (
@@ -29,8 +27,9 @@ from watercolour_shared.serving import BuiltAtStartup, serve, service_app
 def build_app(settings: EnvSettings | None = None) -> FastAPI:
     settings = settings or get_settings()
     services = EnvServices.build(settings)
+    sessions = OpenEnvSessions(services)
 
-    app = service_app("watercolour-env", services)
+    app = service_app("watercolour-env", services, sessions)
     app.state.services = services
 
     @app.get("/health")
@@ -46,6 +45,7 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
             "network_isolated": browsers.network_isolated,
             "webgl": None if browsers.webgl is None else {**asdict(browsers.webgl), "on_gpu": browsers.webgl.on_gpu},
             "cache": "up" if services.cache and await services.cache.ping() else "down",
+            "sessions": sessions.health(),
             "renderer": services.renderer.version,
             "rules": services.rules.digest,
             "allowlist": sorted(services.rules.allowed_methods),
@@ -77,16 +77,7 @@ def build_app(settings: EnvSettings | None = None) -> FastAPI:
                 item.render.png_base64 = None
         return EvaluateResponse(results=results)
 
-    openenv_app = create_app(
-        lambda: WatercolourEnvironment(services),
-        WatercolourAction,
-        WatercolourObservation,
-        env_name="watercolour",
-        max_concurrent_envs=settings.max_sessions,
-        state_cls=WatercolourState,
-    )
-    ours = {getattr(route, "path", None) for route in app.router.routes}
-    app.router.routes.extend(r for r in openenv_app.router.routes if getattr(r, "path", None) not in ours)
+    sessions.add_routes_to(app)
     return app
 
 
@@ -94,7 +85,8 @@ app = BuiltAtStartup(build_app)
 
 
 def main() -> None:
-    serve(app, get_settings())
+    settings = get_settings()
+    serve(app, settings, ws_ping_interval=settings.ws_ping_s, ws_ping_timeout=settings.ws_ping_s)
 
 
 if __name__ == "__main__":
