@@ -40,7 +40,8 @@ def quick_ping_url():
 
 @pytest.fixture(scope="module")
 def quick_idle_url():
-    with running_service("watercolour_env.server.app", {**GATE_ONLY, "WATERCOLOUR_SESSION_IDLE_TIMEOUT_S": "2"}, "/health") as url:
+    settings = {**GATE_ONLY, "WATERCOLOUR_SESSION_IDLE_TIMEOUT_S": "2"}
+    with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url
 
 
