@@ -3,10 +3,14 @@ as the environment explains it."""
 
 from __future__ import annotations
 
-from tests.conftest import TEST_DEADLINE_S, free_port
+import pytest
+
+from tests.conftest import ROOT, TEST_DEADLINE_S, free_port
 from tests.trainer.conftest import run_trainer
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.timeouts import CLIENT_TIMEOUT_S, client_wait_s
+from watercolour_trainer.options import parse
+from watercolour_trainer.plan import measured_step_seconds
 from watercolour_trainer.preflight import check_environments, client_wait
 
 
@@ -59,3 +63,15 @@ def test_the_wait_for_a_group_is_what_the_environment_reports(server_url):
     assert limits["render_deadline_s"] == TEST_DEADLINE_S
     expected = client_wait_s(limits["queue_timeout_s"], TEST_DEADLINE_S, limits["scorer_timeout_s"], limits["judge_timeout_s"])
     assert client_wait(readiness) == limits["client_wait_s"] == expected < CLIENT_TIMEOUT_S
+
+
+def test_without_step_seconds_the_estimate_is_the_measured_h200_step():
+    """68 s for a group of 8 x 3072 tokens and 146 s for four (bench/results/grpo-step-35b-h200-2026-12-03.json)."""
+    measured = parse(["--env-url", "http://e", "--model", "m", "--max-completion-length", "3072", "--per-device-batch-size", "8"])
+    seconds, source = measured_step_seconds(measured)
+    assert seconds == 68.0 and source.startswith("the measured H200 step") and "micro-batches" not in source
+    measured.prompts_per_step = 4
+    assert measured_step_seconds(measured)[0] == 146.0
+    recipe = parse(["--env-url", "http://e", "--model", "m", "--recipe", str(ROOT / "trainer" / "recipes" / "judge-led.yaml")])
+    seconds, source = measured_step_seconds(recipe)  # 8192-token completions at most, micro-batches of 1
+    assert seconds == pytest.approx(68.0 * 8192 / 3072) and "not this run's 1" in source

@@ -10,14 +10,33 @@ from watercolour_shared.hardware import hourly_cost
 from watercolour_shared.readiness import Readiness
 from watercolour_shared.reward import MixWeights
 
-# The recipe's own pace: 110 steps in about 34 h on one H200 (renders one after another).
-RECIPE_STEP_SECONDS = 34 * 3600 / 110
+# This trainer's measured pace on one H200 (bench/results/grpo-step-35b-h200-2026-12-03.json: torch 2.11, Triton 3.6,
+# transformers 5.20.2; merged-LoRA compiled generation, grouped_mm experts, micro-batches of 8; render and scoring left
+# out): a step of one group of 8 x 3072 tokens took 68 s, a step of 4 groups 146 s.
+MEASURED_GROUP_S = 68.0
+MEASURED_FURTHER_GROUP_S = (146.0 - 68.0) / 3  # each group after the first, generated beside it
+MEASURED_TOKENS = 3072
+MEASURED_MICRO_BATCH = 8
+
+
+def measured_step_seconds(options: argparse.Namespace) -> tuple[float, str]:
+    """A step's seconds at the measured pace, and where the number comes from. Generation and training both grow
+    with the tokens, so completions longer than measured scale it: an upper bound, every completion at its maximum."""
+    groups = MEASURED_GROUP_S + MEASURED_FURTHER_GROUP_S * (options.prompts_per_step - 1)
+    scale = max(1.0, options.max_completion_length / MEASURED_TOKENS)
+    source = f"the measured H200 step ({MEASURED_TOKENS}-token completions, x{scale:.2f} for {options.max_completion_length})"
+    if options.per_device_batch_size != MEASURED_MICRO_BATCH:
+        source += f"; measured in micro-batches of {MEASURED_MICRO_BATCH}, not this run's {options.per_device_batch_size}"
+    return groups * scale, source + "; render and scoring not included"
 
 
 def build_plan(
     options: argparse.Namespace, weights: MixWeights, run_dir: Path, replicas: list[str], readiness: dict[str, Readiness]
 ) -> dict:
-    step_seconds = options.step_seconds or RECIPE_STEP_SECONDS
+    if options.step_seconds:
+        step_seconds, pace_source = options.step_seconds, "--step-seconds"
+    else:
+        step_seconds, pace_source = measured_step_seconds(options)
     hours = options.steps * step_seconds / 3600
     gpu, scorer = hourly_cost(options.flavor), hourly_cost(options.scorer_hardware)
     return {
@@ -53,7 +72,7 @@ def build_plan(
         "push_to": options.out if options.push_to_hub else None,
         "estimate": {
             "step_seconds": round(step_seconds),
-            "step_seconds_source": "--step-seconds" if options.step_seconds else "the recipe's 34 h / 110 steps on one H200",
+            "step_seconds_source": pace_source,
             "hours": round(hours, 1),
             "usd_trainer": None if gpu is None else round(hours * gpu, 2),
             "usd_scorer_space": None if scorer is None else round(hours * scorer, 2),
