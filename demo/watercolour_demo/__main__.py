@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     say("\n" + summary.write(run_dir, summary.summarise(run_dir, rows, context)))
     say(f"trackio: `trackio show --project watercolour-rl` (run {grpo.run_name}); logs: {RunLayout(run_dir).logs}")
     say(f"done in {clock(context['wall_s'])}, peak memory {context['peak_memory_gb']:.1f} GB")
-    return 0
+    return 1 if context["evaluation_failed"] else 0
 
 
 if __name__ == "__main__":

@@ -43,12 +43,17 @@ def run_loop(
     with _environment(env_url, RunLayout(run_dir).logs, browsers) as url:
         say(f"[4/5] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {RunLayout(run_dir).logs / 'trainer.log'}")
         rows = _train(url, Path(found["folder"]), run_dir, grpo, started)
-        evaluated = _evaluate(url, Path(found["folder"]), run_dir, grpo, eval_samples, started)
+        try:
+            evaluated, eval_failed = _evaluate(url, Path(found["folder"]), run_dir, grpo, eval_samples, started), None
+        except RuntimeError as error:  # the training is done: it is summarised all the same, and the demo exits 1
+            say(f"      the evaluation failed: {error}")
+            evaluated, eval_failed = None, str(error)
     context = {
         "settings": asdict(grpo),
         "warm_start": {"folder": found["folder"], **found["record"]},
         "warm_start_static_gate": found["static_gate"],
         "evaluation": evaluated,
+        "evaluation_failed": eval_failed,
     }
     return rows, context
 

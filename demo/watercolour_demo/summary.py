@@ -106,14 +106,16 @@ def render(summary: dict) -> str:
         f"last third  (steps {last['steps'][0]}-{last['steps'][-1]}): reward {_number(last['reward_mean'])}, "
         f"gate pass {_number(last['gate_pass_rate'], '.0%')}, look {_look(last['look'])}"
         f"  -> the last third is {verdict}",
-        *_evaluation_lines(summary.get("evaluation")),
+        *_evaluation_lines(summary.get("evaluation"), summary.get("evaluation_failed")),
         f"best painting: {summary['best_painting'] or 'none rendered'}",
         f"every rollout (code, painting, reward): {summary['film']}",
     ]
     return "\n".join(lines)
 
 
-def _evaluation_lines(evaluation: dict | None) -> list[str]:
+def _evaluation_lines(evaluation: dict | None, failed: str | None) -> list[str]:
+    if failed:
+        return ["", f"the evaluation of the final policy failed: {failed}"]
     if evaluation is None:
         return []
     rate, subjects = evaluation["win_rate"], evaluation["subjects"]
