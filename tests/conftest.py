@@ -98,15 +98,21 @@ def running_service(module: str, settings: dict[str, str], ready_path: str, pyth
             process.kill()
 
 
-@pytest.fixture(scope="session")
-def server_url():
-    """The environment server (gate + length reward) as a real process."""
-    settings = {
+def env_server(**settings: str):
+    """The environment server as a real process: two browsers, the tests' render deadline, a gate + length reward;
+    `settings` (WATERCOLOUR_* variables) over those."""
+    defaults = {
         "WATERCOLOUR_BROWSERS": "2",
         "WATERCOLOUR_RENDER_DEADLINE_S": str(TEST_DEADLINE_S),
         "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0,hps=0",
     }
-    with running_service("watercolour_env.server.app", settings, "/health") as url:
+    return running_service("watercolour_env.server.app", {**defaults, **settings}, "/health")
+
+
+@pytest.fixture(scope="session")
+def server_url():
+    """The environment server (gate + length reward) as a real process."""
+    with env_server() as url:
         yield url
 
 

@@ -12,11 +12,9 @@ import httpx
 import pytest
 import websockets
 
-from tests.conftest import running_service
+from tests.conftest import env_server
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
-
-GATE_ONLY = {"WATERCOLOUR_BROWSERS": "1", "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0,hps=0"}
 
 
 def sessions(url: str) -> dict:
@@ -34,14 +32,13 @@ async def until_no_session(url: str, within_s: float) -> float:
 
 @pytest.fixture(scope="module")
 def quick_ping_url():
-    with running_service("watercolour_env.server.app", {**GATE_ONLY, "WATERCOLOUR_WS_PING_S": "1"}, "/health") as url:
+    with env_server(WATERCOLOUR_BROWSERS="1", WATERCOLOUR_WS_PING_S="1") as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def quick_idle_url():
-    settings = {**GATE_ONLY, "WATERCOLOUR_SESSION_IDLE_TIMEOUT_S": "2"}
-    with running_service("watercolour_env.server.app", settings, "/health") as url:
+    with env_server(WATERCOLOUR_BROWSERS="1", WATERCOLOUR_SESSION_IDLE_TIMEOUT_S="2") as url:
         yield url
 
 

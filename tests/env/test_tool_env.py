@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from transformers.utils import get_json_schema
 
-from tests.conftest import TEST_DEADLINE_S, running_service, sketch
+from tests.conftest import env_server, sketch
 from watercolour_env.tool_env import WatercolourToolEnv
 
 HOSTILE = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }"
@@ -15,13 +15,8 @@ HOSTILE = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() 
 @pytest.fixture(scope="module")
 def dead_scorer_env_url():
     """An environment whose HPSv3 term weighs in but whose scorer nobody answers: infrastructure down."""
-    settings = {
-        "WATERCOLOUR_BROWSERS": "1",
-        "WATERCOLOUR_RENDER_DEADLINE_S": str(TEST_DEADLINE_S),
-        "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0,hps=0.9",
-        "WATERCOLOUR_SCORER_URL": "http://127.0.0.1:1",
-    }
-    with running_service("watercolour_env.server.app", settings, "/health") as url:
+    weights = "gate=0.05,length=0.05,judge=0,hps=0.9"
+    with env_server(WATERCOLOUR_WEIGHTS=weights, WATERCOLOUR_SCORER_URL="http://127.0.0.1:1") as url:
         yield url
 
 
