@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from watercolour_demo.sketchgen import generate_sketch
+from watercolour_shared.prompts import system_prompt, user_prompt
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 # What GRPO trains on: both bloom painters (hibiscus, flower) in six palettes. The warm start paints them in
@@ -63,7 +64,9 @@ class WarmStartConfig:
         knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
         sketches = [generate_sketch(subject, 0, **knobs) for subject in self.subjects]
         probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
-        described = json.dumps({"format": FORMAT, "probe": probe, **asdict(self)}, sort_keys=True)
+        # The prompts every example answers: a policy warm-started on other words meets GRPO's as a stranger.
+        prompts = hashlib.sha256((system_prompt() + user_prompt("\0")).encode()).hexdigest()
+        described = json.dumps({"format": FORMAT, "probe": probe, "prompts": prompts, **asdict(self)}, sort_keys=True)
         return hashlib.sha256(described.encode()).hexdigest()[:16]
 
 

@@ -23,3 +23,10 @@ def test_a_generator_change_to_any_subject_the_corpus_paints_is_a_new_key(monkey
 
     monkeypatch.setattr(warm_start, "generate_sketch", generator)
     assert config.key() != before
+
+
+def test_a_change_to_the_prompts_is_a_new_key(monkeypatch):
+    config = WarmStartConfig()
+    before = config.key()
+    monkeypatch.setattr(warm_start, "system_prompt", lambda: "Paint in oils.")
+    assert config.key() != before
