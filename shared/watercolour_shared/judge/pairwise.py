@@ -87,14 +87,22 @@ class PairwiseJudge:
 
     async def _verdict(self, painting_a: bytes, painting_b: bytes, key_parts: tuple[str, str, str]) -> Verdict | None:
         key = verdict_key(*key_parts, self.judge.name, self._prompt_digest)
-        raw = await self.cache.get(key) if self.cache else None
-        if raw is not None:
-            return Verdict.model_validate_json(raw)
-        try:
-            verdict = await self.judge.compare(painting_a, painting_b)
-        except Exception as error:  # noqa: BLE001 - any failed call drops this order, never scores a loss
-            log.warning("judge call failed (%s): %s", key_parts[2], error)
-            return None
-        if self.cache:
-            await self.cache.put(key, verdict.model_dump_json())
-        return verdict
+        return await cached_verdict(self.judge, self.cache, key, painting_a, painting_b)
+
+
+async def cached_verdict(
+    judge: Judge, cache: RedisCache | None, key: str, painting_a: bytes, painting_b: bytes
+) -> Verdict | None:
+    """The judge's verdict on A against B, from the cache when it holds one, kept there when it is new; None when the
+    call fails: a failed call leaves its comparison out, never scores it as a loss."""
+    raw = await cache.get(key) if cache else None
+    if raw is not None:
+        return Verdict.model_validate_json(raw)
+    try:
+        verdict = await judge.compare(painting_a, painting_b)
+    except Exception as error:  # noqa: BLE001 - any failure of the judge is infrastructure's, never the painting's
+        log.warning("judge call failed: %s", error)
+        return None
+    if cache:
+        await cache.put(key, verdict.model_dump_json())
+    return verdict

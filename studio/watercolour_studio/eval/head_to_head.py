@@ -10,16 +10,13 @@ Verdicts are kept in Redis, so a rerun asks the judge only what it was not asked
 from __future__ import annotations
 
 import hashlib
-import logging
 from pathlib import Path
 
 from watercolour_shared.cache_keys import verdict_key
-from watercolour_shared.judge.pairwise import Judge
+from watercolour_shared.judge.pairwise import Judge, cached_verdict
 from watercolour_shared.judge.verdict import Verdict
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.run_dir.evaluation import Match, Painting
-
-log = logging.getLogger(__name__)
 
 SCORES = {"win": 1.0, "tie": 0.5, "loss": 0.0}
 
@@ -51,14 +48,4 @@ class HeadToHead:
     async def _verdict(self, first: bytes, second: bytes) -> Verdict | None:
         digests = [hashlib.sha256(png).hexdigest() for png in (first, second)]
         key = verdict_key(digests[0], digests[1], "eval-pair", self.judge.name, self._prompt)
-        cached = await self.cache.get(key) if self.cache else None
-        if cached is not None:
-            return Verdict.model_validate_json(cached)
-        try:
-            verdict = await self.judge.compare(first, second)
-        except Exception as error:  # noqa: BLE001 - a failed call leaves this comparison out, never a loss
-            log.warning("judge call failed: %s", error)
-            return None
-        if self.cache:
-            await self.cache.put(key, verdict.model_dump_json())
-        return verdict
+        return await cached_verdict(self.judge, self.cache, key, first, second)
