@@ -50,3 +50,12 @@ def test_an_infrastructure_failure_is_none_and_a_failed_sketch_still_zero(dead_s
         assert env.get_reward() is None and "not held against you" in answer
         env.paint("I'm sorry, I can't paint that.")
         assert env.get_reward() == 0.0
+
+
+def test_an_environment_gone_mid_rollout_is_none_and_an_oversized_sketch_zero():
+    with env_server(WATERCOLOUR_BROWSERS="1") as url:
+        env = WatercolourToolEnv(url, message_timeout_s=10.0)
+        env.reset(subject="a red poppy")
+        assert "refused" in env.paint("x" * 3_000_000) and env.get_reward() == 0.0  # past the wire's bound: the model's
+    answer = env.paint(sketch("two-washes.js"))  # the server has stopped: no answer is ours, never a 0
+    assert env.get_reward() is None and "not held against you" in answer

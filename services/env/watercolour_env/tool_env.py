@@ -19,6 +19,8 @@ open), driven synchronously as TRL calls tools.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction, WatercolourObservation
 
@@ -51,9 +53,18 @@ class WatercolourToolEnv:
         Returns:
             Whether the sketch passed the gate, what it broke if not, and the painting's reward.
         """
-        if self._episode_done:
-            self._begin()  # an episode is one painting: a second call paints again, and the last one counts
-        result = self._env.step(WatercolourAction(reply=sketch))
+        try:
+            action = WatercolourAction(reply=sketch)
+        except ValidationError as error:  # the model's doing (a reply past the wire's bound): scored 0
+            self._reward = 0.0
+            return f"The sketch was refused: {error.errors()[0]['msg']}. Reward 0.00."
+        try:
+            if self._episode_done:
+                self._begin()  # an episode is one painting: a second call paints again, and the last one counts
+            result = self._env.step(action)
+        except Exception as error:  # noqa: BLE001 - the environment did not answer: ours, never the painting's
+            self._reward = None
+            return f"The painting could not be judged ({type(error).__name__}); it is not held against you."
         self._episode_done = True
         self._reward = result.reward
         return _feedback(result.observation, result.reward)
