@@ -8,8 +8,14 @@ completion is forced to its full length (min = max new tokens): the generation t
 full-length completions. The environment is bench/length_only_env.py (the real HTTP contract; random text
 would fail the gate in milliseconds anyway): render and scoring here are the HTTP round trip, not a render.
 
+`--envs` names each step's environment instead: `length-only`, or a WebGL mode of the real environment
+(`gpu-egl`, `gpu-vulkan`, `software`), started on this host beside the trainer, which renders and scores real
+sketches of the demo's generator in place of the random text (bench/step_env.py says how, and what is measured;
+bench/h200_env_step.sh how it ran on a bare H200 machine).
+
     python bench/grpo_step_bench.py --size full --steps 2 --out bench/results/grpo-step-35b-h200.json
     python bench/grpo_step_bench.py --size full --prompts-per-step 4 --steps 2 --out ...
+    python bench/grpo_step_bench.py --size full --envs length-only,length-only,gpu-egl,software,gpu-egl,software
     python bench/grpo_step_bench.py --size tiny --tokens 16 --compiled-generation   (CPU smoke run)
 """
 
@@ -18,17 +24,17 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import statistics
 import tempfile
-import threading
 import time
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import peft
 import torch
 import transformers
 import trl
-from length_only_env import WEIGHTS, Handler
+from length_only_env import WEIGHTS
+from step_env import LENGTH_ONLY, StepEnvironments, parse_envs
 from tokenizers import Tokenizer, models, pre_tokenizers
 from trainer_bench import build
 from transformers import PreTrainedTokenizerFast, TrainerCallback
@@ -81,12 +87,6 @@ def triton_version() -> str | None:
     return triton.__version__
 
 
-def serve_environment() -> str:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", choices=("full", "tiny"), default="tiny")
@@ -98,28 +98,47 @@ def main() -> None:
     parser.add_argument("--merged-lora-generation", action=argparse.BooleanOptionalAction, help="default: the trainer's")
     parser.add_argument("--decode-experts", choices=launch_options.DECODE_EXPERTS, help="default: the trainer's")
     parser.add_argument("--run-dir", type=Path, help="where the run's metrics.jsonl and film go (default: a temporary folder)")
+    parser.add_argument("--envs", type=parse_envs, help="each step's environment, comma-separated (sets --steps): length-only, "
+                        "or a WebGL mode of the real one: gpu-vulkan, software, gpu-egl, angle-swiftshader")  # fmt: skip
+    parser.add_argument("--browsers", type=int, default=8, help="each real environment's browsers")
+    parser.add_argument("--chromium", help="the real environments' Chromium (default: theirs, /usr/bin/chromium)")
+    parser.add_argument("--assets", help="node_modules holding p5 and p5.brush (default: the project's)")
+    parser.add_argument("--redis-url", help="the real environments' and the scorer's Redis (default: theirs)")
+    parser.add_argument("--sketch-seed", type=int, default=0, help="step s, rollout i paints the sketch of seed + 1000 s + i")
     parser.add_argument("--out")
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
+    envs = args.envs or [LENGTH_ONLY] * args.steps
+    args.steps = len(envs)
+    real = any(env != LENGTH_ONLY for env in envs)
 
-    url = serve_environment()
     run_dir = args.run_dir or Path(tempfile.mkdtemp(prefix="grpo-step-bench-"))
-    weights = format_weights(WEIGHTS)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    # Length-only alone: its own weights, as before. With a real environment: the recipe's own (every term).
+    weights = [] if real else ["--weights", format_weights(WEIGHTS)]
     subjects = [flag for subject in SUBJECTS[: args.prompts_per_step] for flag in ("--subject", subject)]
     compiled = [] if args.compiled_generation is None else [f"--{'' if args.compiled_generation else 'no-'}compiled-generation"]
     if args.merged_lora_generation is not None:
         compiled.append(f"--{'' if args.merged_lora_generation else 'no-'}merged-lora-generation")
     if args.decode_experts:
         compiled += ["--decode-experts", args.decode_experts]
+    environments = StepEnvironments(envs, SUBJECTS, args.prompts_per_step, args, logs=run_dir)
     options = launch_options.parse(
-        ["--recipe", str(RECIPE), "--env-url", url, "--model", f"random qwen3_5_moe ({args.size})", "--weights", weights,
+        ["--recipe", str(RECIPE), "--env-url", environments.url, "--model", f"random qwen3_5_moe ({args.size})", *weights,
          "--steps", str(args.steps), "--max-completion-length", str(args.tokens), "--min-completion-length", str(args.tokens),
          "--prompts-per-step", str(args.prompts_per_step), "--per-device-batch-size", str(args.per_device_batch_size),
          *subjects, *compiled, "--save-steps", "100000", "--report-to", "none", "--run-dir", str(run_dir)]
     )  # fmt: skip
     if device == "cpu":
         options.bf16 = False  # the CPU has no fast bf16 matmuls; the tiny model is built in bf16 and cast below
+    environments.start(options.num_generations)
+    try:
+        run(args, options, envs, environments, device)
+    finally:
+        environments.close()
 
+
+def run(args, options, envs: list[str], environments: StepEnvironments, device: str) -> None:
     started = time.perf_counter()
     model = build(args.size, device)
     if device == "cpu":
@@ -131,43 +150,107 @@ def main() -> None:
 
     run = RunWriter(options.run_dir)
     replicas = EnvReplicas(options.env_url)
-    trainer = build_trainer(options, launch_options.mix_weights(options), run, model, tokenizer, replicas)
+    weights = launch_options.mix_weights(options)
+    trainer = build_trainer(options, weights, run, model, tokenizer, replicas)
     memory = PeakMemory()
     trainer.add_callback(memory)
-    trainer.train()
+    trainer.add_callback(environments.callback())
 
-    steps = []
-    for metrics, peak in zip(RunReader(run.root).metrics(), memory.peaks or [None] * args.steps, strict=True):
-        t = metrics.timings
-        whole = t.generation_s + t.render_s + t.scoring_s + t.training_s
-        steps.append(
-            {"step": metrics.step, "rollouts": metrics.rollouts, "groups": metrics.groups, "generation_s": t.generation_s,
-             "of_which_compile_s": t.compile_s, "compiled_graphs": metrics.compiled_graphs,
-             "render_and_scoring_s": round(t.render_s + t.scoring_s, 2), "training_s": t.training_s,
-             "step_s": round(whole, 1), "step_without_compile_s": round(whole - t.compile_s, 1), "peak_gib": peak}
-        )  # fmt: skip
-    report = {
-        "what": "real GRPOTrainer steps of the launch script's trainer (judge-led recipe, LoRA all-linear r=16, "
-        "gradient checkpointing, bf16) against bench/length_only_env.py over HTTP; every completion forced to "
-        f"{args.tokens} tokens",
-        "model": f"qwen3_5_moe ({args.size}), random weights, built on the {device} in {built_s} s",
-        "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
-        "compiled_generation": launch_options.compiles_generation(options),
-        "merged_lora_generation": options.merged_lora_generation,
-        "decode_experts": options.decode_experts,
-        "prompts_per_step": options.prompts_per_step,
-        "num_generations": options.num_generations,
-        "per_device_batch_size": options.per_device_batch_size,
-        "gradient_accumulation_steps": options.gradient_accumulation_steps,
-        "prompt_tokens": longest_prompt(tokenizer, [trainer.train_dataset[0]["prompt"]]),
-        "versions": {"torch": torch.__version__, "transformers": transformers.__version__, "trl": trl.__version__,
-                     "peft": peft.__version__, "triton": triton_version()},
-        "steps": steps,
-    }  # fmt: skip
-    text = json.dumps(report, indent=2)
+    def report() -> dict:
+        steps = step_rows(run, memory, envs, environments)
+        return {
+            "what": "real GRPOTrainer steps of the launch script's trainer (judge-led recipe, LoRA all-linear r=16, "
+            "gradient checkpointing, bf16) against "
+            + ("each step's environment (envs)" if environments.real_modes else "bench/length_only_env.py")
+            + f" over HTTP; every completion forced to {args.tokens} tokens",
+            "model": f"qwen3_5_moe ({args.size}), random weights, built on the {device} in {built_s} s",
+            "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
+            "compiled_generation": launch_options.compiles_generation(options),
+            "merged_lora_generation": options.merged_lora_generation,
+            "decode_experts": options.decode_experts,
+            "prompts_per_step": options.prompts_per_step,
+            "num_generations": options.num_generations,
+            "per_device_batch_size": options.per_device_batch_size,
+            "gradient_accumulation_steps": options.gradient_accumulation_steps,
+            "prompt_tokens": longest_prompt(tokenizer, [trainer.train_dataset[0]["prompt"]]),
+            "reward_weights": weights.model_dump(),
+            "versions": {"torch": torch.__version__, "transformers": transformers.__version__, "trl": trl.__version__,
+                         "peft": peft.__version__, "triton": triton_version()},
+            "envs": envs,
+            **({"environments": environments.described_setup()} if environments.real_modes else {}),
+            "steps": steps,
+            **({"by_env_after_step_1": by_env(steps)} if environments.real_modes else {}),
+        }  # fmt: skip
+
+    def progress(step: int) -> None:
+        so_far = report()
+        text = json.dumps(so_far, indent=2)
+        print(json.dumps(so_far["steps"][-1]), flush=True)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+
+    trainer.add_callback(Progress(progress))
+    trainer.train()
+    text = json.dumps(report(), indent=2)
     print(text, flush=True)
     if args.out:
         Path(args.out).write_text(text + "\n")
+
+
+class Progress(TrainerCallback):
+    """After each step (StepMonitor has written its metrics by then): the report so far, so a run cut short keeps it."""
+
+    def __init__(self, on_step):
+        self.on_step = on_step
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self.on_step(state.global_step)
+
+
+def step_rows(run: RunWriter, memory: PeakMemory, envs: list[str], environments: StepEnvironments) -> list[dict]:
+    rows = []
+    metrics_so_far = RunReader(run.root).metrics()
+    peaks = memory.peaks or [None] * len(metrics_so_far)
+    for metrics, peak in zip(metrics_so_far, peaks, strict=True):
+        t = metrics.timings
+        whole = t.generation_s + t.render_s + t.scoring_s + t.training_s
+        row = {"step": metrics.step, "env": envs[metrics.step - 1], "rollouts": metrics.rollouts, "groups": metrics.groups,
+               "generation_s": t.generation_s, "of_which_compile_s": t.compile_s, "compiled_graphs": metrics.compiled_graphs,
+               "render_and_scoring_s": round(t.render_s + t.scoring_s, 2), "training_s": t.training_s,
+               "step_s": round(whole, 1), "step_without_compile_s": round(whole - t.compile_s, 1), "peak_gib": peak}  # fmt: skip
+        if environments.real_modes:
+            row |= {"render_s": t.render_s, "scoring_s": t.scoring_s, "reward_mean": metrics.reward_mean,
+                    "gate_pass_rate": metrics.gate_pass_rate}  # fmt: skip
+            calls = [call for call in environments.calls if call["step"] == metrics.step]
+            if calls:
+                row["env_calls"] = calls
+        rows.append(row)
+    return rows
+
+
+def by_env(steps: list[dict]) -> dict:
+    """Means over the steps after the first (the first compiles), by environment."""
+    summary = {}
+    for env in dict.fromkeys(row["env"] for row in steps):
+        rows = [row for row in steps if row["env"] == env and row["step"] > 1]
+        if not rows:
+            continue
+        calls = [call for row in rows for call in row.get("env_calls", [])]
+        mean = lambda values: round(statistics.fmean(values), 2)  # noqa: E731
+        summary[env] = {
+            "steps": [row["step"] for row in rows],
+            **{key: mean([row[key] for row in rows]) for key in ("step_s", "generation_s", "render_and_scoring_s", "training_s")},
+        }
+        if calls:
+            summary[env] |= {
+                "env_wall_s": mean([c["wall_s"] for c in calls]),
+                "env_core_s": mean([c["env_core_s"] for c in calls]),
+                "machine_core_s": mean([c["machine_core_s"] for c in calls]),
+                "cores_busy": mean([c["cores_busy"] for c in calls]),
+                "env_rss_mib_peak": max(c["env_rss_mib_peak"] for c in calls),
+                "passed": f"{sum(c['passed'] for c in calls)}/{sum(len(c['sketch_seeds']) for c in calls)}",
+            }
+    return summary
 
 
 if __name__ == "__main__":
