@@ -152,7 +152,7 @@ def main() -> None:
     if device == "cpu":
         model = model.float()
     vocab = model.config.text_config.vocab_size
-    model = get_peft_model(model, lora_config(True, None, r=16, alpha=32))
+    model = get_peft_model(model, lora_config("all-linear", r=16, alpha=32))
     add_fused_lm_head(model.get_base_model(), outputs=("log_probs", "entropy"))
     for name, parameter in model.named_parameters():  # a trained adapter: B is no longer zero
         if "lora_B" in name:

@@ -18,8 +18,9 @@ tokenizer = build_tokenizer(texts)
 save_policy(build_policy(tokenizer, SIZES["small"]), tokenizer, Path("/tmp/tiny-policy"))
 PY
 accelerate launch --config_file trainer/watercolour_trainer/configs/multi_gpu.yaml --num_processes 2 \
-  trainer/watercolour_grpo.py --env-url http://127.0.0.1:8321 --model /tmp/tiny-policy --lora --all-linear --bf16 \
-  --weights gate=0,length=1,judge=0,hps=0 --steps 3 --max-completion-length 256 --report-to none --run-dir /tmp/mgpu-run 2>&1 | tee "$OUT/train.log"
+  trainer/watercolour_grpo.py --env_url http://127.0.0.1:8321 --model_name_or_path /tmp/tiny-policy --use_peft \
+  --lora_target_modules all-linear --per_device_train_batch_size 1 --weights gate=0,length=1,judge=0,hps=0 \
+  --max_steps 3 --max_completion_length 256 --report_to none --output_dir /tmp/mgpu-run 2>&1 | tee "$OUT/train.log"
 python3 - <<'PY'
 import json, os
 from pathlib import Path

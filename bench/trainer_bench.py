@@ -101,7 +101,7 @@ def main() -> None:
     model = build(args.size, device)
     built = measure(device, lambda: {})  # memory of the weights alone
     vocab = model.config.text_config.vocab_size
-    model = get_peft_model(model, lora_config(True, None, r=16, alpha=32))
+    model = get_peft_model(model, lora_config("all-linear", r=16, alpha=32))
     covered = coverage(model, decoder_layer_count(model.config))
     report = {
         "model": f"qwen3_5_moe ({args.size}), random bf16 weights, all-linear LoRA r=16",

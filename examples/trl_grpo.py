@@ -6,7 +6,7 @@ is configured) is the rollout's reward. The model needs a chat template that can
 
     docker compose up -d env            # or any running environment, e.g. a Space
     pip install ./shared ./services/env trl
-    python examples/trl_grpo.py --model Qwen/Qwen3-0.6B --env_url http://localhost:8000 \\
+    python examples/trl_grpo.py --model_name_or_path Qwen/Qwen3-0.6B --env_url http://localhost:8000 \\
         --output_dir runs/my-grpo --max_steps 50
 
 Every GRPOConfig field is a flag too (`--learning_rate`, `--num_generations`, ...), read by TRL's own parser;
@@ -28,7 +28,7 @@ from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 @dataclass
 class ScriptArguments:
-    model: str = field(default="Qwen/Qwen3-0.6B", metadata={"help": "the policy: a Hub id or a local folder"})
+    model_name_or_path: str = field(default="Qwen/Qwen3-0.6B", metadata={"help": "the policy: a Hub id or a local folder"})
     env_url: str = field(default="http://localhost:8000", metadata={"help": "a running watercolour environment"})
     subjects: list[str] = field(default_factory=lambda: [DEFAULT_SUBJECT], metadata={"help": "what to paint, in turn"})
 
@@ -38,7 +38,7 @@ def main() -> None:
     # The brief (the subject and how to call the tool) comes from the environment's reset, after this message.
     rows = {"prompt": [[{"role": "system", "content": system_prompt()}, {"role": "user", "content": ""}]] * len(script.subjects)}
     trainer = GRPOTrainer(
-        model=script.model,
+        model=script.model_name_or_path,
         args=config,
         train_dataset=Dataset.from_dict({**rows, "subject": script.subjects}),
         environment_factory=partial(WatercolourToolEnv, base_url=script.env_url),

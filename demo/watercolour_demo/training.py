@@ -35,19 +35,20 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
     s = settings
     micro_batch = next(size for size in (4, 2, 1) if s.group_size % size == 0)
     return [
-        sys.executable, str(SCRIPT), "--env-url", env_url, "--model", str(model),
-        *(part for subject in s.subjects for part in ("--subject", subject)),
-        "--references", str(REFERENCES), "--weights", s.weights, "--steps", str(s.steps), "--n-episodes", str(s.steps),
+        sys.executable, str(SCRIPT), "--env_url", env_url, "--model_name_or_path", str(model), "--subjects", *s.subjects,
+        "--references", str(REFERENCES), "--weights", s.weights, "--max_steps", str(s.steps), "--n_episodes", str(s.steps),
         # One group a step and one optimiser step a group, in micro-batches of up to 4 (the logits of 8 long
         # replies at once take the trainer's memory past a gigabyte and a half).
-        "--num-generations", str(s.group_size), "--per-device-batch-size", str(micro_batch),
-        "--gradient-accumulation-steps", str(s.group_size // micro_batch),
-        "--max-completion-length", str(s.max_completion_length),
-        "--lr", str(s.lr), "--lr-scheduler", "constant", "--warmup-steps", "0", "--temperature", str(s.temperature),
-        "--scale-rewards", s.scale_rewards, "--beta", str(s.beta),
-        "--save-steps", str(s.steps), "--seed", str(s.seed), "--run-dir", str(run_dir), "--run-tag", s.run_name,
-        "--report-to", s.report_to, "--flavor", "cpu-basic", "--scorer-hardware", "cpu-basic",
-        *(["--lora", "--all-linear"] if s.lora else []),
+        "--num_generations", str(s.group_size), "--per_device_train_batch_size", str(micro_batch),
+        "--gradient_accumulation_steps", str(s.group_size // micro_batch),
+        "--max_completion_length", str(s.max_completion_length),
+        "--learning_rate", str(s.lr), "--lr_scheduler_type", "constant", "--warmup_steps", "0",
+        "--temperature", str(s.temperature), "--scale_rewards", s.scale_rewards, "--beta", str(s.beta),
+        # float32 (TRL's default is bf16, which a CPU does slowly) and no recompute (the policy is small).
+        "--bf16", "false", "--gradient_checkpointing", "false",
+        "--save_steps", str(s.steps), "--seed", str(s.seed), "--output_dir", str(run_dir), "--run_name", s.run_name,
+        "--report_to", s.report_to, "--flavor", "cpu-basic", "--scorer_hardware", "cpu-basic",
+        *(["--use_peft", "--lora_target_modules", "all-linear"] if s.lora else []),
     ]  # fmt: skip
 
 

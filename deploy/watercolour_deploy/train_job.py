@@ -3,7 +3,7 @@
 `hf jobs uv run` ships only the script (its PEP 723 header holds the third-party dependencies). The
 project's packages go along as mounted folders, run from the checkout's root, and the recipe travels
 inside the mounted trainer/ folder: the job reads the very file a local run and the compose trainer
-read, through the same --recipe flag, so no copy of its flags can drift. Without --detach the command
+read, through TRL's --config flag, so no copy of its flags can drift. Without --detach the command
 follows the job's logs until the job ends.
 """
 
@@ -56,10 +56,9 @@ class JobPlan:
     extra: list[str] = field(default_factory=list)
 
     def trainer_args(self) -> list[str]:
-        urls = [arg for url in self.env_urls for arg in ("--env-url", url)]
-        names = ["--run-tag", self.run_tag, "--out", self.out, "--push-to-hub"]
+        names = ["--run_name", self.run_tag, "--hub_model_id", self.out, "--push_to_hub"]
         # The trainer prices its plan by --flavor: the hardware the job asks for, not the trainer's default.
-        return [*urls, "--recipe", in_job(self.recipe), "--flavor", self.flavor, *names, *self.extra]
+        return ["--env_url", *self.env_urls, "--config", in_job(self.recipe), "--flavor", self.flavor, *names, *self.extra]
 
     def command(self, hf: str) -> list[str]:
         launch = ["--flavor", self.flavor, "--timeout", self.timeout, "--secrets", "HF_TOKEN", "--name", self.run_tag]

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import free_port
 from watercolour_deploy.train_job import JOB_ROOT, JobPlan, timeout_hours
-from watercolour_trainer import options
+from watercolour_trainer.config import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV, SCORER = "tester/watercolour-env", "tester/watercolour-scorer"
@@ -57,7 +57,8 @@ def trainer_args(command: list[str]) -> list[str]:
 
 def parsed(args: list[str]):
     """The trainer's reading of the job's arguments, with the job's mounted folders read from this checkout."""
-    return options.parse([arg.replace(JOB_ROOT, str(ROOT)) if arg.startswith(JOB_ROOT) else arg for arg in args])
+    local = [arg.replace(JOB_ROOT, str(ROOT)) if arg.startswith(JOB_ROOT) else arg for arg in args]
+    return parse([*local, "--use_cpu"])  # this machine has no GPU for the recipes' bf16
 
 
 @pytest.fixture
@@ -81,16 +82,25 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     ):
         assert launch[launch.index(flag) + 1] == value
     assert launch[-1] == "trainer/watercolour_grpo.py"
-    assert "--recipe /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(command))
+    assert "--config /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(command))
 
     run = parsed(trainer_args(command))
-    assert run.env_url == [ENV_APP] and run.mix == "hps-only" and run.steps == 60
-    assert (run.model, run.out, run.push_to_hub) == ("Qwen/Qwen3.5-35B-A3B", "tester/watercolour-grpo-hps-only", True)
-    assert run.lora and run.all_linear and run.bf16 and run.gradient_checkpointing
-    assert (run.lr, run.lr_scheduler, run.warmup_steps, run.scale_rewards) == (5e-5, "constant_with_warmup", 5, "none")
+    assert run.env_url == [ENV_APP] and run.mix == "hps-only" and run.max_steps == 60
+    assert (run.model_name_or_path, run.hub_model_id, run.push_to_hub) == (
+        "Qwen/Qwen3.5-35B-A3B",
+        "tester/watercolour-grpo-hps-only",
+        True,
+    )
+    assert run.lora_targets == "all-linear" and run.bf16 and run.gradient_checkpointing
+    assert (run.learning_rate, run.lr_scheduler_type, run.warmup_steps, run.scale_rewards) == (
+        5e-5,
+        "constant_with_warmup",
+        5,
+        "none",
+    )
     assert (run.top_p, run.top_k, run.num_generations, run.max_completion_length) == (0.95, 20, 8, 8192)
-    assert (run.subject, run.prompts_per_step, run.references, run.n_episodes) == (["a peach hibiscus"], 1, 4, 240)
-    assert (run.per_device_batch_size, run.gradient_accumulation_steps) == (1, 8)  # computed: one group of 8 a step
+    assert (run.subjects, run.prompts_per_step, run.references, run.n_episodes) == (["a peach hibiscus"], 1, 4, 240)
+    assert (run.per_device_train_batch_size, run.gradient_accumulation_steps) == (1, 8)  # computed: one group of 8
 
     assert "$240.00 (48 h at $5.00/h)" in out and "$2.50/h" in out
     assert f"# afterwards: pause {SCORER}" in out
@@ -100,7 +110,7 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
 def test_the_old_mix_flag_names_the_same_recipe_with_a_warning(spaces, watercolour):
     code, out, err = watercolour("train-job", "--mix", "hps-only", "--dry-run")
     assert code == 0 and "use --recipe hps-only" in err, err
-    assert "--recipe /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(printed_command(out)))
+    assert "--config /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(printed_command(out)))
 
 
 def test_the_jobs_flavor_is_the_trainers(spaces, watercolour):
@@ -113,7 +123,7 @@ def test_the_jobs_flavor_is_the_trainers(spaces, watercolour):
 
 
 def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
-    code, out, _ = watercolour("train-job", "--recipe", "judge-led", "--dry-run", "--", "--lr", "1e-5")
+    code, out, _ = watercolour("train-job", "--recipe", "judge-led", "--dry-run", "--", "--learning_rate", "1e-5")
     assert code == 0
     command = printed_command(out)
     command.insert(4, "--dry-run")  # hf's own: prints the resolved job, submits nothing
@@ -125,7 +135,7 @@ def test_the_real_hf_cli_accepts_the_command(spaces, watercolour):
     assert fields["args"] == shlex.join(trainer_args(command))
     assert fields["script"] == "trainer/watercolour_grpo.py" and fields["flavor"] == "h200" and fields["timeout"] == "48h"
     assert fields["volumes"] == "./shared:/opt/watercolour/shared" and "./trainer:/opt/watercolour/trainer" in resolved.stdout
-    assert trainer_args(command)[-2:] == ["--lr", "1e-5"] and parsed(trainer_args(command)).lr == 1e-5
+    assert trainer_args(command)[-2:] == ["--learning_rate", "1e-5"] and parsed(trainer_args(command)).learning_rate == 1e-5
 
 
 def test_after_the_job_the_scorer_space_is_paused(spaces, watercolour, fake_hf):
@@ -162,7 +172,10 @@ def test_a_dry_run_needs_no_token_and_shows_what_it_would_look_up(hub, watercolo
     code, out, err = watercolour("train-job", "--dry-run")
     assert code == 0, err
     run = parsed(trainer_args(printed_command(out)))
-    assert run.env_url == ["https://namespace-watercolour-env.hf.space"] and run.out == "NAMESPACE/watercolour-grpo-judge-led"
+    assert (
+        run.env_url == ["https://namespace-watercolour-env.hf.space"]
+        and run.hub_model_id == "NAMESPACE/watercolour-grpo-judge-led"
+    )
     assert "# not looked up: the namespace, the token's user (shown as NAMESPACE)" in out and "no Hub token" in out
 
 
@@ -198,7 +211,7 @@ def test_the_launch_scripts_docstring_is_the_jobs_command():
 def test_durations_parse_and_a_recipe_must_travel_with_the_job():
     assert [timeout_hours(text) for text in ("48h", "90m", "2d", "7200", "30s")] == [48, 1.5, 48, 2, 30 / 3600]
     plan = JobPlan(env_urls=["a", "b"], recipe="trainer/recipes/hps-led.yaml", run_tag="t", out="o", flavor="some-new-flavour")
-    assert plan.trainer_args()[:6] == ["--env-url", "a", "--env-url", "b", "--recipe", f"{JOB_ROOT}/trainer/recipes/hps-led.yaml"]
+    assert plan.trainer_args()[:5] == ["--env_url", "a", "b", "--config", f"{JOB_ROOT}/trainer/recipes/hps-led.yaml"]
     assert parsed(plan.trainer_args()).flavor == "some-new-flavour"  # the trainer prices the hardware the job runs on
     assert "price unknown" in plan.cost_note("a100-large")
     with pytest.raises(ValueError, match="not in a folder the job mounts"):

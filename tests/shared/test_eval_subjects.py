@@ -15,13 +15,14 @@ from watercolour_shared.subjects import (
     SubjectsError,
     load_subjects,
 )
-from watercolour_trainer.options import recipe_values
+from watercolour_trainer.config import field_names
+from watercolour_trainer.recipe_file import recipe_values
 
 RECIPES = sorted((ROOT / "trainer" / "recipes").glob("*.yaml"))
 
 
 def trained_subjects() -> list[str]:
-    from_recipes = [subject for recipe in RECIPES for subject in recipe_values(recipe).get("subject", [])]
+    from_recipes = [subject for recipe in RECIPES for subject in recipe_values(recipe, field_names()).get("subjects", [])]
     return [DEFAULT_SUBJECT, *WarmStartConfig().subjects, *from_recipes]
 
 

@@ -56,8 +56,12 @@ def run_trainer(*args: str, home: Path | None = None, timeout: float = 600) -> s
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
-# A short run: groups of 4, one group per step, a handful of new tokens.
-SHORT_RUN = ("--num-generations", "4", "--gradient-accumulation-steps", "4", "--max-completion-length", "48", "--n-episodes", "8")
+# A short run: groups of 4, one group per step, a handful of new tokens; float32 and no recompute (TRL's defaults
+# are bf16 and gradient checkpointing).
+SHORT_RUN = (
+    "--num_generations", "4", "--per_device_train_batch_size", "1", "--max_completion_length", "48", "--n_episodes", "8",
+    "--bf16", "false", "--gradient_checkpointing", "false",
+)  # fmt: skip
 
 
 class HalfDeadReplica:

@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 from watercolour_trainer import compile_cache
-from watercolour_trainer import options as launch_options
+from watercolour_trainer.config import parse
 
 RUN = textwrap.dedent(
     """
@@ -48,7 +48,7 @@ def test_a_second_run_loads_what_the_first_compiled(tmp_path):
 
 
 def test_the_switch_is_off_unless_a_folder_is_given(tmp_path):
-    required = ["--env-url", "http://env", "--model", "m"]
-    assert launch_options.parse(required).compile_cache is None
-    assert launch_options.parse([*required, "--compile-cache", str(tmp_path)]).compile_cache == tmp_path
+    required = ["--env_url", "http://env", "--model_name_or_path", "m", "--use_cpu"]
+    assert parse(required).compile_cache is None
+    assert parse([*required, "--compile_cache", str(tmp_path)]).compile_cache == str(tmp_path)
     assert compile_cache.save(tmp_path) >= 0

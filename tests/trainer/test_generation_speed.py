@@ -21,7 +21,7 @@ from watercolour_trainer.model_loading import load_policy
 def adapted(folder, bf16: bool = False):
     """All-linear LoRA as the recipe has it, with B no longer zero (a trained adapter: the merge changes weights)."""
     torch.manual_seed(0)
-    model = get_peft_model(load_policy(str(folder), bf16=bf16), lora_config(True, None, r=16, alpha=32))
+    model = get_peft_model(load_policy(str(folder), bf16=bf16), lora_config("all-linear", r=16, alpha=32))
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():
         for name, parameter in model.named_parameters():

@@ -20,9 +20,9 @@ def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunReader:
     root = tmp_path_factory.mktemp("run")
     try:
         finished = run_trainer(
-            "--env-url", full_reward_env_url, "--env-url", replica.url, "--model", str(tiny_policy),
-            "--lora", "--all-linear", "--steps", "2", "--save-steps", "1", *SHORT_RUN,
-            "--run-dir", str(root / "run"), home=root / "hf",
+            "--env_url", full_reward_env_url, replica.url, "--model_name_or_path", str(tiny_policy),
+            "--use_peft", "--lora_target_modules", "all-linear", "--max_steps", "2", "--save_steps", "1", *SHORT_RUN,
+            "--output_dir", str(root / "run"), home=root / "hf",
         )  # fmt: skip
     finally:
         replica.close()

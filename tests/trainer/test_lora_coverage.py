@@ -13,9 +13,9 @@ from watercolour_trainer.lora import coverage, decoder_layer_count, lora_config
 from watercolour_trainer.model_loading import attach_adapter, load_policy, model_class
 
 
-def wrapped_coverage(folder, all_linear: bool, targets: str | None):
+def wrapped_coverage(folder, targets: str | list[str]):
     model = load_policy(str(folder), bf16=True)
-    wrapped = get_peft_model(model, lora_config(all_linear, targets, r=4, alpha=8))
+    wrapped = get_peft_model(model, lora_config(targets, r=4, alpha=8))
     return coverage(wrapped, decoder_layer_count(model.config))
 
 
@@ -26,31 +26,31 @@ def test_the_checkpoint_loads_with_its_multimodal_class_in_bf16(tiny_qwen35):
 
 
 def test_all_linear_covers_every_decoder_layer_and_both_layer_kinds(tiny_qwen35):
-    covered = wrapped_coverage(tiny_qwen35, all_linear=True, targets=None)
+    covered = wrapped_coverage(tiny_qwen35, "all-linear")
     assert covered.complete and covered.trained_layers == list(range(8))
     assert {"q_proj", "o_proj", "in_proj_qkv", "in_proj_z", "out_proj"} <= set(covered.module_kinds)
     assert not any("visual" in kind for kind in covered.module_kinds)
 
 
 def test_the_attention_hand_list_covers_a_quarter(tiny_qwen35):
-    covered = wrapped_coverage(tiny_qwen35, all_linear=False, targets="q_proj,k_proj,v_proj,o_proj")
+    covered = wrapped_coverage(tiny_qwen35, ["q_proj", "k_proj", "v_proj", "o_proj"])
     assert covered.trained_layers == [3, 7] and not covered.complete
     assert covered.describe().startswith("LoRA trains 2 of 8 decoder layers")
 
 
 def test_the_script_refuses_a_partial_cover_and_says_so(tiny_qwen35, server_url, tmp_path):
     finished = run_trainer(
-        "--env-url", server_url, "--model", str(tiny_qwen35), "--lora", "--lora-targets", "q_proj,k_proj,v_proj,o_proj",
-        "--mix", "hps-only", "--allow-missing-terms", "--report-to", "none", "--steps", "1", *SHORT_RUN,
-        "--run-dir", str(tmp_path / "run"),
+        "--env_url", server_url, "--model_name_or_path", str(tiny_qwen35), "--use_peft",
+        "--lora_target_modules", "q_proj", "k_proj", "v_proj", "o_proj", "--mix", "hps-only", "--allow_missing_terms",
+        "--report_to", "none", "--max_steps", "1", *SHORT_RUN, "--output_dir", str(tmp_path / "run"),
     )  # fmt: skip
     assert finished.returncode != 0
-    assert "LoRA trains 2 of 8 decoder layers" in finished.stderr and "--allow-partial-lora" in finished.stderr
+    assert "LoRA trains 2 of 8 decoder layers" in finished.stderr and "--allow_partial_lora" in finished.stderr
     assert not (tmp_path / "run" / "film").exists()  # refused before any rollout
 
 
 def test_an_adapter_loads_back_only_onto_the_class_it_was_trained_with(tiny_qwen35, tmp_path):
-    trained = get_peft_model(load_policy(str(tiny_qwen35), bf16=False), lora_config(True, None, r=4, alpha=8))
+    trained = get_peft_model(load_policy(str(tiny_qwen35), bf16=False), lora_config("all-linear", r=4, alpha=8))
     for name, parameter in trained.named_parameters():
         if "lora_B" in name:
             torch.nn.init.normal_(parameter)  # as after training: B is no longer zero

@@ -9,37 +9,40 @@ from tests.conftest import ROOT, TEST_DEADLINE_S, free_port
 from tests.trainer.conftest import run_trainer
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.timeouts import CLIENT_TIMEOUT_S, client_wait_s
-from watercolour_trainer.options import parse
+from watercolour_trainer.config import parse
 from watercolour_trainer.plan import measured_step_seconds
 from watercolour_trainer.preflight import check_environments, client_wait
 
+# TRL's defaults (bf16, micro-batches of 8) on a machine without a GPU: --use_cpu lets bf16 through.
+ANY_RUN = ("--env_url", "http://e", "--model_name_or_path", "m", "--use_cpu")
+
 
 def dry_run(*args: str):
-    return run_trainer("--model", "unused", "--dry-run", *args)
+    return run_trainer("--model_name_or_path", "unused", "--dry_run", "--use_cpu", *args)
 
 
 def test_a_weighted_judge_that_is_not_configured_stops_the_run(server_url):
-    finished = dry_run("--env-url", server_url, "--mix", "judge-led")
+    finished = dry_run("--env_url", server_url, "--mix", "judge-led")
     assert finished.returncode == 2
     assert "the judge term carries weight 0.60 but is not configured" in finished.stderr and "HF_TOKEN" in finished.stderr
     assert "the hps term carries weight 0.30" in finished.stderr and "WATERCOLOUR_SCORER_URL" in finished.stderr
 
 
 def test_the_user_can_start_anyway_and_is_warned(server_url):
-    finished = dry_run("--env-url", server_url, "--mix", "judge-led", "--allow-missing-terms")
+    finished = dry_run("--env_url", server_url, "--mix", "judge-led", "--allow_missing_terms")
     assert finished.returncode == 0
-    assert "continuing: --allow-missing-terms" in finished.stderr
+    assert "continuing: --allow_missing_terms" in finished.stderr
 
 
 def test_an_environment_that_does_not_answer_is_named(full_reward_env_url):
     dead = f"http://127.0.0.1:{free_port()}"
-    finished = dry_run("--env-url", full_reward_env_url, "--env-url", dead)
+    finished = dry_run("--env_url", full_reward_env_url, dead)
     assert finished.returncode == 2
     assert f"{dead}: the environment does not answer /ready" in finished.stderr
 
 
 def test_a_healthy_stack_prints_the_plan_and_its_cost(full_reward_env_url):
-    finished = dry_run("--env-url", full_reward_env_url, "--mix", "hps-led", "--steps", "20", "--step-seconds", "360")
+    finished = dry_run("--env_url", full_reward_env_url, "--mix", "hps-led", "--max_steps", "20", "--step_seconds", "360")
     assert finished.returncode == 0, finished.stderr
     assert "20 steps x 8 rollouts (1 prompt(s) x 8) over 1 environment replica(s)" in finished.stdout
     assert "about 2.0 h" in finished.stdout and "$10.00 trainer + $5.00 scorer Space" in finished.stdout
@@ -49,10 +52,10 @@ def test_a_healthy_stack_prints_the_plan_and_its_cost(full_reward_env_url):
 def test_more_judge_references_than_the_pool_holds_stop_the_run(full_reward_env_url):
     """The trainer sets the references per rollout, the environment the tier mix and the pool: 16 references split
     love/okay evenly need 8 'okay' paintings, and the bundled pool has fewer. The default 4 fit."""
-    finished = dry_run("--env-url", full_reward_env_url, "--mix", "hps-led", "--references", "16")
+    finished = dry_run("--env_url", full_reward_env_url, "--mix", "hps-led", "--references", "16")
     assert finished.returncode == 2
     assert "16 judge references per rollout with the tier mix" in finished.stderr and "8 'okay'" in finished.stderr
-    assert dry_run("--env-url", full_reward_env_url, "--mix", "hps-led").returncode == 0
+    assert dry_run("--env_url", full_reward_env_url, "--mix", "hps-led").returncode == 0
 
 
 def test_the_wait_for_a_group_is_what_the_environment_reports(server_url):
@@ -67,11 +70,11 @@ def test_the_wait_for_a_group_is_what_the_environment_reports(server_url):
 
 def test_without_step_seconds_the_estimate_is_the_measured_h200_step():
     """68 s for a group of 8 x 3072 tokens and 146 s for four (bench/results/grpo-step-35b-h200-2026-12-03.json)."""
-    measured = parse(["--env-url", "http://e", "--model", "m", "--max-completion-length", "3072", "--per-device-batch-size", "8"])
+    measured = parse([*ANY_RUN, "--max_completion_length", "3072"])
     seconds, source = measured_step_seconds(measured)
     assert seconds == 68.0 and source.startswith("the measured H200 step") and "micro-batches" not in source
     measured.prompts_per_step = 4
     assert measured_step_seconds(measured)[0] == 146.0
-    recipe = parse(["--env-url", "http://e", "--model", "m", "--recipe", str(ROOT / "trainer" / "recipes" / "judge-led.yaml")])
+    recipe = parse([*ANY_RUN, "--config", str(ROOT / "trainer" / "recipes" / "judge-led.yaml")])
     seconds, source = measured_step_seconds(recipe)  # 8192-token completions at most, micro-batches of 1
     assert seconds == pytest.approx(68.0 * 8192 / 3072) and "not this run's 1" in source

@@ -19,10 +19,11 @@ SUBJECTS = ["a peach hibiscus", "a blue iris"]
 def run(tmp_path_factory, full_reward_env_url, tiny_policy):
     root = tmp_path_factory.mktemp("prompts-per-step")
     finished = run_trainer(
-        "--env-url", full_reward_env_url, "--model", str(tiny_policy), "--subject", SUBJECTS[0], "--subject", SUBJECTS[1],
-        "--prompts-per-step", "2", "--num-generations", "4", "--max-completion-length", "24", "--n-episodes", "8",
-        "--steps", "3", "--compiled-generation", "--lora", "--all-linear", "--gradient-checkpointing",
-        "--report-to", "none", "--run-dir", str(root / "run"), home=root / "hf",
+        "--env_url", full_reward_env_url, "--model_name_or_path", str(tiny_policy), "--subjects", *SUBJECTS[:2],
+        "--prompts_per_step", "2", "--num_generations", "4", "--per_device_train_batch_size", "1",
+        "--max_completion_length", "24", "--n_episodes", "8", "--max_steps", "3", "--compiled_generation", "true",
+        "--use_peft", "--lora_target_modules", "all-linear", "--bf16", "false",
+        "--report_to", "none", "--output_dir", str(root / "run"), home=root / "hf",
     )  # fmt: skip
     assert finished.returncode == 0, finished.stderr[-3000:]
     return RunReader(root / "run"), finished.stderr

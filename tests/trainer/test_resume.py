@@ -1,4 +1,4 @@
-"""--resume continues a killed run: the steps after the last checkpoint are played again, and the film
+"""--resume_from_checkpoint last continues a killed run: the steps after the last checkpoint are played again, and the film
 and the metrics hold every step exactly once."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from watercolour_shared.run_dir import RunReader
 
 def train(env_url: str, model, run_dir, steps: int, *extra: str):
     return run_trainer(
-        "--env-url", env_url, "--model", str(model), "--lora", "--all-linear", "--mix", "hps-only",
-        "--report-to", "none", "--steps", str(steps), "--save-steps", "1", *SHORT_RUN, "--run-dir", str(run_dir), *extra,
+        "--env_url", env_url, "--model_name_or_path", str(model), "--use_peft", "--lora_target_modules", "all-linear",
+        "--mix", "hps-only", "--report_to", "none", "--max_steps", str(steps), "--save_steps", "1", *SHORT_RUN,
+        "--output_dir", str(run_dir), *extra,
     )  # fmt: skip
 
 
@@ -25,7 +26,7 @@ def test_a_killed_run_resumes_without_losing_or_duplicating_rollouts(env_with_sc
     shutil.rmtree(run.checkpoints / "checkpoint-2")
     step_two_before = {r.record.index: r.record.reply for r in run.rollouts(2)}
 
-    resumed = train(env_with_scorer_url, tiny_policy, run.root, 3, "--resume")
+    resumed = train(env_with_scorer_url, tiny_policy, run.root, 3, "--resume_from_checkpoint", "last")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming from" in resumed.stderr and "checkpoint-1" in resumed.stderr
     assert run.steps() == [1, 2, 3]
@@ -35,5 +36,5 @@ def test_a_killed_run_resumes_without_losing_or_duplicating_rollouts(env_with_sc
 
 
 def test_resume_without_a_checkpoint_is_refused(env_with_scorer_url, tiny_policy, tmp_path):
-    finished = train(env_with_scorer_url, tiny_policy, tmp_path / "empty", 1, "--resume")
+    finished = train(env_with_scorer_url, tiny_policy, tmp_path / "empty", 1, "--resume_from_checkpoint", "last")
     assert finished.returncode == 2 and "no checkpoint" in finished.stderr

@@ -28,7 +28,16 @@ def tool_calling_policy(tmp_path_factory):
 def test_the_example_trains_two_steps_with_the_environments_reward(server_url, tool_calling_policy, tmp_path):
     out = tmp_path / "run"
     run = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--model", str(tool_calling_policy), "--env_url", server_url, "--output_dir", str(out)]
+        [
+            sys.executable,
+            str(EXAMPLE),
+            "--model_name_or_path",
+            str(tool_calling_policy),
+            "--env_url",
+            server_url,
+            "--output_dir",
+            str(out),
+        ]
         + ["--max_steps", "2", "--num_generations", "2", "--per_device_train_batch_size", "2", "--max_completion_length", "32"]
         + ["--use_cpu", "--bf16", "false", "--report_to", "none", "--logging_steps", "1", "--save_strategy", "no"]
         + ["--subjects", "a red poppy", "a fern"],
@@ -45,5 +54,9 @@ def test_the_example_trains_two_steps_with_the_environments_reward(server_url, t
 def test_the_example_takes_every_grpo_config_field_as_a_flag():
     shown = subprocess.run([sys.executable, str(EXAMPLE), "--help"], capture_output=True, text=True, timeout=120).stdout
     flags = {word.strip("[],") for word in shown.split() if word.startswith(("--", "[--"))}
-    wanted = {f"--{field.name}" for field in fields(GRPOConfig) if field.init} | {"--model", "--env_url", "--subjects"}
+    wanted = {f"--{field.name}" for field in fields(GRPOConfig) if field.init} | {
+        "--model_name_or_path",
+        "--env_url",
+        "--subjects",
+    }
     assert wanted <= flags, sorted(wanted - flags)

@@ -1,8 +1,8 @@
-"""A compile cache that outlives the run (`--compile-cache DIR`; issue 26).
+"""A compile cache that outlives the run (`--compile_cache DIR`; issue 26).
 
 The first step compiles the decode step (75-117 s on one H200, bench/results/grpo-step-35b-h200-2026-12-0*.json).
 A second process that found inductor's cache on disk compiled in 13 s instead of 78 s, but inductor keeps it
-under /tmp and a Hugging Face Job starts on a fresh machine. With `--compile-cache DIR` (a mounted volume, a
+under /tmp and a Hugging Face Job starts on a fresh machine. With `--compile_cache DIR` (a mounted volume, a
 folder kept between runs), inductor's and Triton's caches live in DIR, and after each step that compiled the
 trainer also writes PyTorch's portable cache artifacts (`torch.compiler.save_cache_artifacts`, the "mega-cache")
 to DIR/torch-compile-artifacts.bin, which the next run loads before it compiles. The artifacts hold compiled

@@ -3,21 +3,19 @@ the step monitor and, on CUDA, compiled generation. bench/grpo_step_bench.py bui
 
 from __future__ import annotations
 
-import argparse
+from pathlib import Path
 
 from datasets import Dataset
 from trl import GRPOTrainer
 
 from watercolour_shared.prompts import chat_messages
 from watercolour_shared.render_wire import EpisodeOptions
-from watercolour_shared.reward import MixWeights
 from watercolour_shared.run_dir import RunWriter
 from watercolour_trainer import compile_cache, compiled_generation, lora_merge
+from watercolour_trainer.config import WatercolourGRPOConfig
 from watercolour_trainer.env_reward import EnvReward, StepClock
-from watercolour_trainer.grpo_config import grpo_config
 from watercolour_trainer.lora import lora_config
 from watercolour_trainer.monitoring import StepMonitor
-from watercolour_trainer.options import compiles_generation
 from watercolour_trainer.replicas import EnvReplicas
 
 
@@ -31,8 +29,7 @@ def episodes(subjects: list[str], count: int) -> list[dict]:
 
 
 def build_trainer(
-    options: argparse.Namespace,
-    weights: MixWeights,
+    config: WatercolourGRPOConfig,
     run: RunWriter,
     model,
     tokenizer,
@@ -40,33 +37,32 @@ def build_trainer(
     trackio=None,
 ) -> GRPOTrainer:
     """Each process scores its own share of every step's groups; each group is rendered with its own subject."""
-    cache = getattr(options, "compile_cache", None)
-    if cache is not None:
-        compile_cache.use(cache)  # before the first compile
+    if config.compile_cache is not None:
+        compile_cache.use(Path(config.compile_cache))  # before the first compile
     clock = StepClock()
-    episode = EpisodeOptions(subject=options.subject[0], weights=weights, references=options.references)
-    reward = EnvReward(replicas, episode, run, clock, options.seed)
-    adapter = lora_config(options.all_linear, options.lora_targets, options.lora_r, options.lora_alpha) if options.lora else None
-    dataset = episodes(options.subject, options.n_episodes)
+    episode = EpisodeOptions(subject=config.subjects[0], weights=config.mix_weights(), references=config.references)
+    reward = EnvReward(replicas, episode, run, clock, config.seed)
+    adapter = lora_config(config.lora_targets, config.lora_r, config.lora_alpha) if config.use_peft else None
+    dataset = episodes(config.subjects, config.n_episodes)
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=[reward],
-        args=grpo_config(options, run, trackio is not None),
+        args=config.for_trainer(run.checkpoints),
         train_dataset=Dataset.from_list(dataset),
         processing_class=tokenizer,
         peft_config=adapter,
         callbacks=[StepMonitor(run, clock, trackio)],
     )
     reward.process_index = trainer.accelerator.process_index
-    reward.rollouts_per_process = options.per_device_batch_size * trainer.args.steps_per_generation
+    reward.rollouts_per_process = config.per_device_train_batch_size * trainer.args.steps_per_generation
     compiled_generation.one_input_grad_hook(trainer)
-    if options.lora and getattr(options, "merged_lora_generation", False) and options.use_vllm is None:
+    if config.use_peft and config.merged_lora_generation and not config.use_vllm:
         lora_merge.merge_lora_for_generation(trainer)
-    if getattr(options, "decode_experts", "batched_mm") == "grouped_mm":
+    if config.decode_experts == "grouped_mm":
         compiled_generation.keep_grouped_experts(trainer)
-    if cache is not None:
-        trainer.add_callback(compile_cache.SaveCompileCache(cache))
-    if compiles_generation(options):
-        first_of_each = [row["prompt"] for row in dataset[: len(options.subject)]]
+    if config.compile_cache is not None:
+        trainer.add_callback(compile_cache.SaveCompileCache(Path(config.compile_cache)))
+    if config.compiled_generation:
+        first_of_each = [row["prompt"] for row in dataset[: len(config.subjects)]]
         compiled_generation.enable(trainer, compiled_generation.longest_prompt(tokenizer, first_of_each))
     return trainer

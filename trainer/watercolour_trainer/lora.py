@@ -17,10 +17,12 @@ _DECODER_LAYER = re.compile(r"\.layers\.(\d+)\.(?:.*\.)?([A-Za-z_0-9]+)\.lora_[A
 _VISION = re.compile(r"visual|vision")
 
 
-def lora_config(all_linear: bool, targets: str | None, r: int, alpha: int) -> LoraConfig:
-    chosen = "all-linear" if all_linear else [name.strip() for name in (targets or "").split(",") if name.strip()]
+def lora_config(targets: str | list[str], r: int, alpha: int) -> LoraConfig:
+    """`targets`: PEFT's target_modules, the string `all-linear` or module names."""
     # The policy only reads text: adapters on the vision tower would never get a gradient.
-    return LoraConfig(r=r, lora_alpha=alpha, target_modules=chosen, exclude_modules=r".*(visual|vision).*", task_type="CAUSAL_LM")
+    return LoraConfig(
+        r=r, lora_alpha=alpha, target_modules=targets, exclude_modules=r".*(visual|vision).*", task_type="CAUSAL_LM"
+    )
 
 
 @dataclass
@@ -57,4 +59,4 @@ def decoder_layer_count(config) -> int:
 
 
 class PartialLoraError(ValueError):
-    """Some decoder layers would not train; --allow-partial-lora overrides."""
+    """Some decoder layers would not train; --allow_partial_lora overrides."""

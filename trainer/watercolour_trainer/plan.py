@@ -1,14 +1,14 @@
-"""The resolved plan of a run, printed by --dry-run and saved as run.json, with what it will cost."""
+"""The resolved plan of a run, printed by --dry_run and saved as run.json, with what it will cost."""
 
 from __future__ import annotations
 
-import argparse
 import json
+import math
 from pathlib import Path
 
 from watercolour_shared.hardware import hourly_cost
 from watercolour_shared.readiness import Readiness
-from watercolour_shared.reward import MixWeights
+from watercolour_trainer.config import WatercolourGRPOConfig
 
 # This trainer's measured pace on one H200 (bench/results/grpo-step-35b-h200-2026-12-03.json: torch 2.11, Triton 3.6,
 # transformers 5.20.2; merged-LoRA compiled generation, grouped_mm experts, micro-batches of 8; render and scoring left
@@ -19,57 +19,49 @@ MEASURED_TOKENS = 3072
 MEASURED_MICRO_BATCH = 8
 
 
-def measured_step_seconds(options: argparse.Namespace) -> tuple[float, str]:
+def measured_step_seconds(config: WatercolourGRPOConfig) -> tuple[float, str]:
     """A step's seconds at the measured pace, and where the number comes from. Generation and training both grow
     with the tokens, so completions longer than measured scale it: an upper bound, every completion at its maximum."""
-    groups = MEASURED_GROUP_S + MEASURED_FURTHER_GROUP_S * (options.prompts_per_step - 1)
-    scale = max(1.0, options.max_completion_length / MEASURED_TOKENS)
-    source = f"the measured H200 step ({MEASURED_TOKENS}-token completions, x{scale:.2f} for {options.max_completion_length})"
-    if options.per_device_batch_size != MEASURED_MICRO_BATCH:
-        source += f"; measured in micro-batches of {MEASURED_MICRO_BATCH}, not this run's {options.per_device_batch_size}"
+    groups = MEASURED_GROUP_S + MEASURED_FURTHER_GROUP_S * (config.prompts_per_step - 1)
+    scale = max(1.0, config.max_completion_length / MEASURED_TOKENS)
+    source = f"the measured H200 step ({MEASURED_TOKENS}-token completions, x{scale:.2f} for {config.max_completion_length})"
+    if config.per_device_train_batch_size != MEASURED_MICRO_BATCH:
+        source += f"; measured in micro-batches of {MEASURED_MICRO_BATCH}, not this run's {config.per_device_train_batch_size}"
     return groups * scale, source + "; render and scoring not included"
 
 
-def build_plan(
-    options: argparse.Namespace, weights: MixWeights, run_dir: Path, replicas: list[str], readiness: dict[str, Readiness]
-) -> dict:
-    if options.step_seconds:
-        step_seconds, pace_source = options.step_seconds, "--step-seconds"
+def planned_steps(config: WatercolourGRPOConfig) -> int:
+    """max_steps, or (TRL's way when it is not set) the epochs over the episodes, a step's groups at a time."""
+    if config.max_steps > 0:
+        return config.max_steps
+    return math.ceil(config.n_episodes / config.prompts_per_step * config.num_train_epochs)
+
+
+def build_plan(config: WatercolourGRPOConfig, run_dir: Path, replicas: list[str], readiness: dict[str, Readiness]) -> dict:
+    """run.json: what the run's readers use by name (RunPlan), the environments, the estimate, and the whole parsed
+    config as TRL writes it."""
+    if config.step_seconds:
+        step_seconds, pace_source = config.step_seconds, "--step_seconds"
     else:
-        step_seconds, pace_source = measured_step_seconds(options)
-    hours = options.steps * step_seconds / 3600
-    gpu, scorer = hourly_cost(options.flavor), hourly_cost(options.scorer_hardware)
+        step_seconds, pace_source = measured_step_seconds(config)
+    steps = planned_steps(config)
+    hours = steps * step_seconds / 3600
+    gpu, scorer = hourly_cost(config.flavor), hourly_cost(config.scorer_hardware)
+    lora = {"targets": config.lora_targets, "r": config.lora_r, "alpha": config.lora_alpha} if config.use_peft else None
     return {
-        "model": options.model,
-        "subjects": options.subject,
-        "recipe": str(options.recipe) if options.recipe else None,
-        "weights": weights.model_dump(),
-        "mix": None if options.weights else options.mix,
-        "env_urls": options.env_url,
+        "model": config.model_name_or_path,
+        "subjects": config.subjects,
+        "recipe": str(config.recipe) if config.recipe else None,
+        "weights": config.mix_weights().model_dump(),
+        "lora": lora,
+        "push_to": config.hub_model_id if config.push_to_hub else None,
+        "judge": next((r.judge for r in readiness.values() if r.judge), None),
+        "env_urls": config.env_url,
         "replicas": replicas,
         "terms": {url: {"configured": r.terms_configured, "reachable": r.terms_reachable} for url, r in readiness.items()},
-        "judge": next((r.judge for r in readiness.values() if r.judge), None),
-        "steps": options.steps,
-        "prompts_per_step": options.prompts_per_step,
-        "rollouts": options.steps * options.prompts_per_step * options.num_generations,
-        "lora": _lora(options),
-        "dtype": "bfloat16" if options.bf16 else "float32",
-        "sampling": {"top_p": options.top_p, "top_k": options.top_k, "temperature": options.temperature},
-        "optimisation": {
-            "lr": options.lr,
-            "scheduler": options.lr_scheduler,
-            "warmup_steps": options.warmup_steps,
-            "scale_rewards": options.scale_rewards,
-            "num_generations": options.num_generations,
-            "per_device_batch_size": options.per_device_batch_size,
-            "gradient_accumulation_steps": options.gradient_accumulation_steps,
-            "max_completion_length": options.max_completion_length,
-            "min_completion_length": options.min_completion_length,
-            # Decided when the policy loads (torch is not imported for a plan): on where CUDA is, unless told.
-            "compiled_generation": "on where CUDA is" if options.compiled_generation is None else options.compiled_generation,
-        },
+        "steps": steps,
+        "rollouts": steps * config.prompts_per_step * config.num_generations,
         "run_dir": str(run_dir),
-        "push_to": options.out if options.push_to_hub else None,
         "estimate": {
             "step_seconds": round(step_seconds),
             "step_seconds_source": pace_source,
@@ -77,19 +69,13 @@ def build_plan(
             "usd_trainer": None if gpu is None else round(hours * gpu, 2),
             "usd_scorer_space": None if scorer is None else round(hours * scorer, 2),
         },
+        "config": json.loads(config.to_json_string()),
     }
 
 
-def _lora(options: argparse.Namespace) -> dict | None:
-    if not options.lora:
-        return None
-    targets = "all-linear" if options.all_linear else options.lora_targets
-    return {"targets": targets, "r": options.lora_r, "alpha": options.lora_alpha}
-
-
 def describe(plan: dict) -> str:
-    estimate = plan["estimate"]
-    prompts, group = plan["prompts_per_step"], plan["optimisation"]["num_generations"]
+    estimate, config = plan["estimate"], plan["config"]
+    prompts, group = config["prompts_per_step"], config["num_generations"]
     cost = " + ".join(
         f"${estimate[key]:,.2f} {label}"
         for key, label in (("usd_trainer", "trainer"), ("usd_scorer_space", "scorer Space"))

@@ -2,7 +2,7 @@
 
 The recipe lost its 0.60 judge term silently whenever a token was missing. Here a run refuses to
 start instead, naming the missing piece as the environment explains it, unless the user says
---allow-missing-terms.
+--allow_missing_terms.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def check_environments(
             problems.append(f"{url}: {misfit}")
         if term_problems and allow_missing_terms:
             for problem in term_problems:
-                log.warning("%s (continuing: --allow-missing-terms)", problem)
+                log.warning("%s (continuing: --allow_missing_terms)", problem)
         else:
             problems.extend(term_problems)
     if problems:

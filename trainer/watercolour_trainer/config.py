@@ -1,0 +1,227 @@
+"""The launch script's configuration: TRL's GRPOConfig, plus this project's fields, parsed as TRL's scripts parse.
+
+`WatercolourGRPOConfig` is a `GRPOConfig`: every TRL field keeps its name, help and meaning, so a TRL user reads a
+recipe as theirs. The model and adapter fields take the names of TRL's `ModelConfig` (`model_name_or_path`,
+`use_peft`, `lora_target_modules`, ...). The rest is this project's: the environments, the subjects, the reward mix.
+`parse()` reads `--config FILE` (a recipe: trainer/recipes/*.yaml) through `TrlParser`, where a flag given on the
+command line wins over the file. A recipe may `extends:` another (see recipe_file.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Literal
+
+from trl import GRPOConfig, TrlParser
+
+from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
+from watercolour_shared.subjects import DEFAULT_SUBJECT
+from watercolour_trainer import legacy_flags
+from watercolour_trainer.recipe_file import RecipeError, recipe_values
+
+DECODE_EXPERTS = ("batched_mm", "grouped_mm")
+# resume_from_checkpoint's value for "the last checkpoint in this run's directory".
+LAST_CHECKPOINT = "last"
+
+
+@dataclass
+class WatercolourGRPOConfig(GRPOConfig):
+    # --- The policy and its adapter: TRL's ModelConfig names. ---
+    model_name_or_path: str | None = field(default=None, metadata={"help": "The policy: a Hub model id or a local folder."})
+    use_peft: bool = field(default=False, metadata={"help": "Train a LoRA adapter instead of every weight."})
+    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
+    lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha."})
+    lora_target_modules: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "The modules LoRA wraps: `all-linear` (every linear layer of the decoder), or module names. A hand "
+            "list of q/k/v/o reaches only Qwen3.5's 10 full-attention layers of 40, and is refused (see --allow_partial_lora)."
+        },
+    )
+    allow_partial_lora: bool = field(default=False, metadata={"help": "Train even if some decoder layers get no LoRA."})
+    # --- The environment and what it rewards. ---
+    env_url: list[str] | None = field(
+        default=None, metadata={"help": "The environments (one or more URLs); each group's rollouts are spread over them."}
+    )
+    subjects: list[str] = field(
+        default_factory=lambda: [DEFAULT_SUBJECT], metadata={"help": "What to paint: one subject per group, in turn."}
+    )
+    prompts_per_step: int = field(default=1, metadata={"help": "Groups per step, each its own episode (subjects in turn)."})
+    references: int = field(default=4, metadata={"help": "Judge references per rollout."})
+    mix: str = field(default=DEFAULT_MIX, metadata={"help": "The reward mix preset.", "choices": sorted(PRESETS)})
+    weights: str | None = field(
+        default=None,
+        metadata={"help": "Explicit weights, every term named: judge=0.6,hps=0.3,gate=0.05,length=0.05 (wins over --mix)."},
+    )
+    n_episodes: int = field(default=240, metadata={"help": "Prompts in the training set."})
+    env_timeout: float | None = field(
+        default=None, metadata={"help": "Seconds to wait for a group's rewards (default: what the environments' /ready report)."}
+    )
+    allow_missing_terms: bool = field(default=False, metadata={"help": "Start even if a weighted term is not reachable."})
+    # --- Generation on this trainer's own path (TRL's fields hold the rest). ---
+    min_completion_length: int = field(default=0, metadata={"help": "Force at least N new tokens (for measurements)."})
+    compiled_generation: bool | None = field(
+        default=None,
+        metadata={"help": "Generate with a static cache and torch.compile (default: true where CUDA is and vLLM is not)."},
+    )
+    merged_lora_generation: bool = field(
+        default=True,
+        metadata={"help": "Generate with the LoRA merged into the weights, restored exactly before training."},
+    )
+    decode_experts: str = field(
+        default="grouped_mm",
+        metadata={
+            "help": "MoE experts while decoding: batched_mm (copies each token's expert weights) or grouped_mm (reads "
+            "the active experts in place).",
+            "choices": DECODE_EXPERTS,
+        },
+    )
+    compile_cache: str | None = field(
+        default=None, metadata={"help": "A folder kept between runs for torch.compile's caches (default: inductor's /tmp)."}
+    )
+    # --- The run. ---
+    dry_run: bool = field(default=False, metadata={"help": "Check every service, print the plan and its cost, and exit."})
+    flavor: str = field(default="h200", metadata={"help": "The hardware the trainer runs on (for the cost estimate)."})
+    scorer_hardware: str = field(
+        default="a100-large", metadata={"help": "The scoring Space's hardware, kept up during the run (for the cost estimate)."}
+    )
+    step_seconds: float | None = field(
+        default=None, metadata={"help": "Expected seconds per step (default: the measured H200 pace, scaled)."}
+    )
+    # --- TRL's fields whose default differs here. ---
+    output_dir: str | None = field(
+        default=None, metadata={"help": "The run directory (default: runs/RUN_NAME); checkpoints go to its checkpoints/."}
+    )
+    run_name: str | None = field(default="watercolour-grpo", metadata={"help": "Names the run (trackio, folders)."})
+    report_to: None | str | list[str] = field(default="trackio", metadata={"help": "trackio, or none."})
+    project: str = field(default="watercolour-rl", metadata={"help": "The trackio project."})
+    trackio_static_space_id: str | None | Literal[False] = field(
+        default=False, metadata={"help": "No trackio Space is made for the run."}
+    )
+    logging_steps: float = field(default=1, metadata={"help": "Log every N steps."})
+    gradient_accumulation_steps: int | None = field(
+        default=None,
+        metadata={"help": "Default: a step's rollouts (prompts_per_step x num_generations) per micro-batch and process."},
+    )
+    resume_from_checkpoint: str | None = field(
+        default=None,
+        metadata={"help": f"A checkpoint to continue from, or `{LAST_CHECKPOINT}`: the last one in the run directory."},
+    )
+
+    def __post_init__(self):
+        if not self.env_url:
+            raise ValueError("--env_url is required: the environment(s) that reward the rollouts")
+        if not self.model_name_or_path:
+            raise ValueError("--model_name_or_path is required: a Hub model id or a local folder")
+        if self.push_to_hub and not self.hub_model_id:
+            raise ValueError("--push_to_hub needs --hub_model_id USER/REPO")
+        if isinstance(self.lora_target_modules, str):  # a recipe may write one name without a list
+            self.lora_target_modules = [self.lora_target_modules]
+        if self.use_peft and not self.lora_target_modules:
+            raise ValueError("--use_peft needs --lora_target_modules (all-linear, or module names: say which layers train)")
+        if self.lora_target_modules and "all-linear" in self.lora_target_modules and len(self.lora_target_modules) > 1:
+            raise ValueError("--lora_target_modules: all-linear and module names exclude each other")
+        self.mix_weights()  # a malformed --weights is refused here, not at the first step
+        self.output_dir = self.output_dir or str(Path("runs") / self.run_name)
+        self.gradient_accumulation_steps = accumulation_steps(self, processes())
+        if self.compiled_generation is None:
+            import torch
+
+            self.compiled_generation = torch.cuda.is_available() and not self.use_vllm
+        if self.compiled_generation:  # a static cache is what makes generation compilable
+            self.cache_implementation = "static"
+        if self.min_completion_length:
+            self.generation_kwargs = {**(self.generation_kwargs or {}), "min_new_tokens": self.min_completion_length}
+        self.chat_template_kwargs = {"enable_thinking": False, **(self.chat_template_kwargs or {})}
+        super().__post_init__()
+
+    def mix_weights(self) -> MixWeights:
+        """The weights every episode of the run asks the environment for."""
+        return parse_weights(self.weights) if self.weights else preset(self.mix)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.output_dir)
+
+    @property
+    def lora_targets(self) -> str | list[str] | None:
+        """PEFT's target_modules: the string `all-linear`, or the module names."""
+        if not self.use_peft:
+            return None
+        return "all-linear" if self.lora_target_modules == ["all-linear"] else self.lora_target_modules
+
+    def for_trainer(self, checkpoints: Path) -> WatercolourGRPOConfig:
+        """What GRPOTrainer gets: checkpoints in the run directory's own folder, and no pushes of its own (the
+        launch script pushes the adapter and the rollouts once, at the end)."""
+        args = copy.copy(self)
+        args.output_dir, args.push_to_hub = str(checkpoints), False
+        return args
+
+
+def field_names() -> set[str]:
+    return {item.name for item in fields(WatercolourGRPOConfig)}
+
+
+def processes() -> int:
+    """How many training processes share a step: `accelerate launch` says so in WORLD_SIZE."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def accumulation_steps(config: WatercolourGRPOConfig, processes: int) -> int:
+    """TRL generates batch x accumulation x processes rollouts a step: that must be the step's groups x group size."""
+    rollouts = config.prompts_per_step * config.num_generations
+    per_micro_batch = config.per_device_train_batch_size * processes
+    if config.gradient_accumulation_steps is None:
+        if rollouts % per_micro_batch:
+            raise ValueError(f"a step's {rollouts} rollouts do not split into micro-batches of {per_micro_batch}")
+        return rollouts // per_micro_batch
+    if config.gradient_accumulation_steps * per_micro_batch != rollouts:
+        raise ValueError(
+            f"--gradient_accumulation_steps {config.gradient_accumulation_steps} x batch {config.per_device_train_batch_size} "
+            f"x {processes} process(es) is not a step's {rollouts} rollouts ({config.prompts_per_step} prompts x "
+            f"{config.num_generations} generations); leave it out to have it computed"
+        )
+    return config.gradient_accumulation_steps
+
+
+def parser() -> TrlParser:
+    # No abbreviations: `--learning_rat` must be refused by name, not read as --learning_rate.
+    return TrlParser((WatercolourGRPOConfig,), prog="watercolour_grpo.py", allow_abbrev=False)
+
+
+def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
+    """The recipe named by --config (if any), then the command line, which wins; checked, never changed after.
+    Old flags and recipe keys are read with a warning naming the new one (legacy_flags.py)."""
+    p = parser()
+    argv = legacy_flags.translate(list(sys.argv[1:] if argv is None else argv), p)
+    argv, recipe = _config_named(argv)
+    if recipe is not None:
+        try:
+            values = recipe_values(recipe, field_names())
+        except (OSError, RecipeError) as error:
+            p.error(f"--config {recipe}: {error}")
+        for name, value in values.pop("env", {}).items():  # TRL's `env:` section sets environment variables
+            os.environ[name] = str(value)
+        unknown = p.set_defaults_with_config(**values)
+        if unknown:
+            p.error(f"--config {recipe}: {unknown[0][2:]} is not a field of the config (see --help)")
+    try:
+        (config,) = p.parse_args_into_dataclasses(argv)
+    except ValueError as error:
+        p.error(str(error))
+    config.recipe = recipe  # not a field: TrlParser keeps `config` for the file itself
+    return config
+
+
+def _config_named(argv: list[str]) -> tuple[list[str], Path | None]:
+    """--config FILE taken out of the arguments, as TrlParser does, so its values can become the defaults."""
+    for index, arg in enumerate(argv):
+        if arg == "--config" and index + 1 < len(argv):
+            return argv[:index] + argv[index + 2 :], Path(argv[index + 1])
+        if arg.startswith("--config="):
+            return argv[:index] + argv[index + 1 :], Path(arg.split("=", 1)[1])
+    return argv, None
