@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from trl import GRPOConfig, TrlParser
 
@@ -30,6 +30,8 @@ LAST_CHECKPOINT = "last"
 
 @dataclass
 class WatercolourGRPOConfig(GRPOConfig):
+    recipe: ClassVar[Path | None] = None  # not a field: parse() sets the --config file it read (TrlParser keeps `config`)
+
     # --- The policy and its adapter: TRL's ModelConfig names. ---
     model_name_or_path: str | None = field(default=None, metadata={"help": "The policy: a Hub model id or a local folder."})
     use_peft: bool = field(default=False, metadata={"help": "Train a LoRA adapter instead of every weight."})
@@ -190,7 +192,13 @@ def accumulation_steps(config: WatercolourGRPOConfig, processes: int) -> int:
 
 def parser() -> TrlParser:
     # No abbreviations: `--learning_rat` must be refused by name, not read as --learning_rate.
-    return TrlParser((WatercolourGRPOConfig,), prog="watercolour_grpo.py", allow_abbrev=False)
+    return TrlParser(
+        (WatercolourGRPOConfig,),
+        prog="watercolour_grpo.py",
+        description="GRPO on a watercolour-painting code LLM. --config FILE reads a recipe (trainer/recipes/*.yaml): "
+        "its keys are the fields below; a flag given on the command line wins over it.",
+        allow_abbrev=False,
+    )
 
 
 def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
@@ -213,7 +221,7 @@ def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
         (config,) = p.parse_args_into_dataclasses(argv)
     except ValueError as error:
         p.error(str(error))
-    config.recipe = recipe  # not a field: TrlParser keeps `config` for the file itself
+    config.recipe = recipe
     return config
 
 
