@@ -59,3 +59,14 @@ def test_an_environment_gone_mid_rollout_is_none_and_an_oversized_sketch_zero():
         assert "refused" in env.paint("x" * 3_000_000) and env.get_reward() == 0.0  # past the wire's bound: the model's
     answer = env.paint(sketch("two-washes.js"))  # the server has stopped: no answer is ours, never a 0
     assert env.get_reward() is None and "not held against you" in answer
+
+
+@pytest.mark.parametrize("junk", ["\ud800", "\x00", "\ud83d\x00"], ids=["lone-surrogate", "nul", "both"])
+def test_text_no_encoder_likes_is_the_models_painting_never_an_outage(server_url, junk):
+    """A lone surrogate or a NUL in the sketch crosses the wire and is scored; nothing a sketch holds is ours."""
+    with WatercolourToolEnv(server_url) as env:
+        env.reset(subject="a red poppy")
+        env.paint(junk + sketch("two-washes.js") + junk)
+        assert env.get_reward() is not None
+        env.paint(junk)
+        assert env.get_reward() == 0.0
