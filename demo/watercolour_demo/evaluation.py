@@ -47,21 +47,13 @@ def evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, 
 
 
 def numbers(evaluation: Evaluation) -> dict:
-    """What the summary reports of the evaluation."""
-    match = evaluation.head_to_head
+    """What the summary reports of the evaluation: its own fields, as eval.json spells them, and the demo's note."""
+    match = evaluation.head_to_head.model_dump(include={"win_rate", "wins", "losses", "ties", "left_out", "better"})
     return {
-        "subjects": evaluation.subjects.model_dump(),
-        "samples": evaluation.samples,
-        "judge": evaluation.judge,
+        **evaluation.model_dump(include={"subjects", "samples", "judge"}),
         "held_out_judge": False,
         "note": NO_HELD_OUT_JUDGE,
-        "win_rate": match.win_rate.model_dump(),
-        "wins": match.wins,
-        "losses": match.losses,
-        "ties": match.ties,
-        "left_out": match.left_out,
-        "better": match.better,
-        "diversity_ratio": evaluation.diversity_ratio,
-        "warnings": evaluation.warnings,
+        **match,
+        **evaluation.model_dump(include={"diversity_ratio", "warnings"}),
         "page": str(Path(EVAL_DIR) / "index.html"),
     }
