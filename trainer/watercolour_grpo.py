@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import sys
 
 # A hosted job ships this file alone: the project's own packages (and the recipes) arrive as mounted folders.
@@ -96,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
             log.error("--resume_from_checkpoint %s: no checkpoint in %s", LAST_CHECKPOINT, run.checkpoints)
             return 2
     if checkpoint is not None:
-        run.trim_after(int(checkpoint.rstrip("/").rsplit("-", 1)[1]))
+        step = re.fullmatch(r"checkpoint-(\d+)", os.path.basename(checkpoint.rstrip("/")))
+        if step is None:
+            log.error("--resume_from_checkpoint %s: not a checkpoint-N folder", checkpoint)
+            return 2
+        run.trim_after(int(step[1]))
         log.info("resuming from %s", checkpoint)
     run.write_plan(plan)
 

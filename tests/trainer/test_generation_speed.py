@@ -13,7 +13,7 @@ import torch
 from peft import get_peft_model
 
 from watercolour_trainer import compiled_generation, lora_merge
-from watercolour_trainer import options as launch_options
+from watercolour_trainer.config import parse
 from watercolour_trainer.lora import lora_config
 from watercolour_trainer.model_loading import load_policy
 
@@ -184,8 +184,8 @@ def test_grouped_experts_are_kept_while_decoding_and_compute_what_batched_mm_doe
 
 
 def test_the_speed_switches_default_on_and_turn_off():
-    required = ["--env-url", "http://env", "--model", "m"]
-    options = launch_options.parse(required)
-    assert options.merged_lora_generation is True and options.decode_experts == "grouped_mm"
-    options = launch_options.parse([*required, "--no-merged-lora-generation", "--decode-experts", "batched_mm"])
-    assert options.merged_lora_generation is False and options.decode_experts == "batched_mm"
+    required = ["--env_url", "http://env", "--model_name_or_path", "m", "--use_cpu"]
+    config = parse(required)
+    assert config.merged_lora_generation is True and config.decode_experts == "grouped_mm"
+    config = parse([*required, "--no_merged_lora_generation", "--decode_experts", "batched_mm"])
+    assert config.merged_lora_generation is False and config.decode_experts == "batched_mm"

@@ -49,9 +49,10 @@ def test_every_mix_has_a_recipe():
 
 @pytest.mark.parametrize("recipe", [BASE, *RECIPES], ids=lambda path: path.stem)
 def test_each_value_is_written_once(recipe):
-    """A key is in a recipe only where it changes what the run gets: the field's default, or the extended file's."""
-    defaults = {field.name: field.default for field in dataclasses.fields(config.WatercolourGRPOConfig)}
-    defaults["subjects"] = [DEFAULT_SUBJECT]
+    """A key is in a recipe only where it changes what the run gets: what the field is without it (its default,
+    after the config resolved it), or the extended file's."""
+    default_run = config.parse([*ENV, "--model_name_or_path", "m"])
+    defaults = {field.name: plain(getattr(default_run, field.name)) for field in dataclasses.fields(default_run)}
     inherited = values(BASE) if recipe != BASE else {}
     own = {name: value for name, value in values(recipe).items() if name not in inherited or inherited[name] != value}
     for name, value in own.items():
@@ -96,6 +97,31 @@ def test_a_recipe_key_that_is_not_a_field_is_refused_by_name(tmp_path, capsys):
     assert f"--config {recipe}: learning_rat is not a field of the config" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("line", "refusal"),
+    [
+        ("decode_experts: nonsense", "decode_experts: 'nonsense' is not one of batched_mm, grouped_mm"),
+        ("mix: nonsense", "mix: 'nonsense' is not one of hps-led, hps-only, judge-led"),
+        ("seed: 1.5", "seed: 1.5 is not what the field takes"),
+        ("env: FOO", "env: TRL's section of environment variables is a mapping"),
+    ],
+)
+def test_a_recipe_value_is_checked_as_the_flag_would_be(tmp_path, capsys, line, refusal):
+    recipe = tmp_path / "bad.yaml"
+    recipe.write_text(f"model_name_or_path: m\n{line}\n")
+    with pytest.raises(SystemExit):
+        config.parse(["--config", str(recipe), *ENV])
+    assert f"--config {recipe}: {refusal}" in capsys.readouterr().err
+
+
+def test_a_recipe_value_is_read_as_the_flag_would_be(tmp_path):
+    """argparse applies no type to a default: one subject written without a list is still a list of one."""
+    recipe = tmp_path / "one.yaml"
+    recipe.write_text("model_name_or_path: m\nsubjects: a rose\nlearning_rate: 1e-5\nlora_target_modules: all-linear\n")
+    run = config.parse(["--config", str(recipe), *ENV])
+    assert (run.subjects, run.learning_rate, run.lora_target_modules) == (["a rose"], 1e-5, ["all-linear"])
+
+
 def test_a_flag_that_is_not_a_field_is_refused_by_name(capsys):
     with pytest.raises(SystemExit):
         config.parse([*ENV, "--model_name_or_path", "m", "--learning_rat", "1e-5"])
@@ -136,14 +162,14 @@ def test_old_flags_mean_what_they_meant_and_name_the_new_ones(capsys):
         "--recipe", str(RECIPES[0]), "--env-url", "http://a", "--env-url", "http://b", "--model", "m", "--lr", "1e-5",
         "--steps", "7", "--subject", "a rose", "--subject", "a fern", "--per-device-batch-size", "2", "--lora",
         "--all-linear", "--no-bf16", "--run-tag", "t", "--run-dir", "/tmp/t", "--resume", "--lr-scheduler", "constant",
-        "--compiled-generation", "--use-cpu",
+        "--compiled-generation", "--use-cpu", "--use-vllm", "server", "--vllm-server-url", "http://v",
     ]  # fmt: skip
     new = [
         "--config", str(RECIPES[0]), "--env_url", "http://a", "http://b", "--model_name_or_path", "m",
         "--learning_rate", "1e-5", "--max_steps", "7", "--subjects", "a rose", "a fern", "--per_device_train_batch_size",
         "2", "--use_peft", "--lora_target_modules", "all-linear", "--bf16", "false", "--run_name", "t", "--output_dir",
         "/tmp/t", "--resume_from_checkpoint", "last", "--lr_scheduler_type", "constant", "--compiled_generation", "true",
-        "--use_cpu",
+        "--use_cpu", "--use_vllm", "true", "--vllm_mode", "server", "--vllm_server_base_url", "http://v",
     ]  # fmt: skip
     assert config.parse(old).to_dict() == config.parse(new).to_dict()
     warned = capsys.readouterr().err
@@ -151,6 +177,7 @@ def test_old_flags_mean_what_they_meant_and_name_the_new_ones(capsys):
         ("--recipe", "--config"), ("--lr", "--learning_rate"), ("--steps", "--max_steps"), ("--subject", "--subjects"),
         ("--lora", "--use_peft"), ("--all-linear", "--lora_target_modules all-linear"), ("--no-bf16", "--bf16 false"),
         ("--run-dir", "--output_dir"), ("--resume", "--resume_from_checkpoint last"), ("--model", "--model_name_or_path"),
+        ("--use-vllm server", "--use_vllm true --vllm_mode server"),
     ]:  # fmt: skip
         assert f"warning: {was} is now {now}; the old name is read until" in warned, was
     assert "--env-url is now" not in warned  # HfArgumentParser's own hyphen spelling of a field is not old

@@ -27,7 +27,7 @@ def enable(trainer, longest_prompt: int) -> None:
     The static cache is sized once for the longest prompt: a cache that grows with a longer prompt recompiles."""
     config = trainer.generation_config
     if config.cache_implementation != "static":
-        raise ValueError("compiled generation needs cache_implementation='static' (grpo_config sets it)")
+        raise ValueError("compiled generation needs cache_implementation='static' (WatercolourGRPOConfig sets it)")
     config.disable_compile = False
     config.max_cache_len = longest_prompt + config.max_new_tokens
     if trainer.model.device.type != "cuda":

@@ -9,6 +9,7 @@ command line wins over the file. A recipe may `extends:` another (see recipe_fil
 
 from __future__ import annotations
 
+import argparse
 import copy
 import os
 import sys
@@ -105,6 +106,9 @@ class WatercolourGRPOConfig(GRPOConfig):
         default=False, metadata={"help": "No trackio Space is made for the run."}
     )
     logging_steps: float = field(default=1, metadata={"help": "Log every N steps."})
+    save_steps: float = field(
+        default=10, metadata={"help": "Checkpoint every N steps (a step of the recipe's is minutes: TRL's 500 would be none)."}
+    )
     gradient_accumulation_steps: int | None = field(
         default=None,
         metadata={"help": "Default: a step's rollouts (prompts_per_step x num_generations) per micro-batch and process."},
@@ -209,7 +213,7 @@ def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
     argv, recipe = _config_named(argv)
     if recipe is not None:
         try:
-            values = recipe_values(recipe, field_names())
+            values = _as_flags_read_them(p, recipe_values(recipe, field_names()))
         except (OSError, RecipeError) as error:
             p.error(f"--config {recipe}: {error}")
         for name, value in values.pop("env", {}).items():  # TRL's `env:` section sets environment variables
@@ -223,6 +227,31 @@ def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
         p.error(str(error))
     config.recipe = recipe
     return config
+
+
+def _as_flags_read_them(p: TrlParser, values: dict) -> dict:
+    """A recipe's values converted and checked as the same words on the command line would be: argparse applies
+    neither a field's type nor its choices to a default, so `subjects: a rose` would be a string, not a list."""
+    actions: dict[str, argparse.Action] = {}
+    for action in p._actions:
+        actions.setdefault(action.dest, action)  # a field's own flag, not its --no_ complement
+    if not isinstance(values.get("env", {}), dict):
+        raise RecipeError("env: TRL's section of environment variables is a mapping")
+    read = {}
+    for name, value in values.items():
+        action = actions.get(name)
+        if action is None or action.type is None or isinstance(value, dict) or (isinstance(value, list) and action.nargs != "+"):
+            read[name] = value  # not a field (the parser names it), or a value the field takes as it is
+            continue
+        try:
+            items = [action.type(str(item)) for item in (value if isinstance(value, list) else [value])]
+        except (TypeError, ValueError, argparse.ArgumentTypeError):
+            raise RecipeError(f"{name}: {value!r} is not what the field takes (see --help)") from None
+        for item in items:
+            if action.choices and item not in action.choices:
+                raise RecipeError(f"{name}: {item!r} is not one of {', '.join(map(str, action.choices))}")
+        read[name] = items if action.nargs == "+" else items[0]
+    return read
 
 
 def _config_named(argv: list[str]) -> tuple[list[str], Path | None]:

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 OLD_NAMES_UNTIL = "2027-03-01"
+VLLM_MODES = ("colocate", "server")  # `--use-vllm MODE`'s values
 
 # An old name and the field that now holds its value.
 RENAMED = {
@@ -68,7 +69,7 @@ def translate(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
         arg = argv[index]
         flag, inline = (arg.split("=", 1) + [None])[:2] if arg.startswith("--") else (arg, None)
         values = [inline] if inline is not None else []
-        if not arg.startswith("--") or (flag in known and not _needs_a_value(known[flag], argv, index)):
+        if not arg.startswith("--") or (flag in known and not _old_form(flag, known[flag], argv, index)):
             out.append(arg)
             index += 1
             continue
@@ -80,10 +81,15 @@ def translate(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     return _gathered(out, known)
 
 
-def _needs_a_value(action: argparse.Action, argv: list[str], index: int) -> bool:
-    """An optional switch (`--compiled_generation`) now takes true or false: given alone, the old form meant true."""
+def _old_form(flag: str, action: argparse.Action, argv: list[str], index: int) -> bool:
+    """A flag of today's spelled as before: an optional switch (`--compiled_generation`) alone, which now takes
+    true or false; or `--use-vllm MODE`, whose spelling is now use_vllm's, a switch."""
+    if "=" in argv[index]:
+        return flag == "--use-vllm" and argv[index].split("=", 1)[1] in VLLM_MODES
     alone = index + 1 >= len(argv) or argv[index + 1].startswith("--")
-    return _takes_a_bool(action) and action.nargs is None and alone and "=" not in argv[index]
+    if flag == "--use-vllm":
+        return not alone and argv[index + 1] in VLLM_MODES
+    return _takes_a_bool(action) and action.nargs is None and alone
 
 
 def _takes_a_bool(action: argparse.Action) -> bool:
@@ -95,7 +101,7 @@ def _takes_a_bool(action: argparse.Action) -> bool:
 
 
 def _renamed(name: str, values: list[str], known: dict[str, argparse.Action]) -> list[str]:
-    if f"--{name}" in known:  # an optional switch given alone
+    if f"--{name}" in known and not values:  # an optional switch given alone
         warn(f"--{name} alone", f"--{name} true")
         return [f"--{name}", "true"]
     if name in SWITCHES:

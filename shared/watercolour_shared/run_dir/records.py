@@ -84,7 +84,7 @@ class StepMetrics(BaseModel):
 
 class RunPlan(BaseModel):
     """run.json: the resolved plan (trainer/watercolour_trainer/plan.py builds it). What the readers use is typed;
-    the rest (replicas, sampling, optimisation, the estimate) is kept as written."""
+    the rest (replicas, the estimate, `config`: the whole parsed WatercolourGRPOConfig) is kept as written."""
 
     model_config = ConfigDict(extra="allow")
 
