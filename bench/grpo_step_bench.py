@@ -43,7 +43,7 @@ from watercolour_demo.tiny_policy import CHAT_TEMPLATE, SPECIAL_TOKENS
 from watercolour_shared.reward import format_weights
 from watercolour_shared.run_dir import RunReader, RunWriter
 from watercolour_shared.subjects import DEFAULT_SUBJECT
-from watercolour_trainer import options as launch_options
+from watercolour_trainer import config as launch_config
 from watercolour_trainer.compiled_generation import longest_prompt
 from watercolour_trainer.grpo_trainer import build_trainer
 from watercolour_trainer.replicas import EnvReplicas
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--per-device-batch-size", type=int, default=1)
     parser.add_argument("--compiled-generation", action=argparse.BooleanOptionalAction, help="default: on with CUDA")
     parser.add_argument("--merged-lora-generation", action=argparse.BooleanOptionalAction, help="default: the trainer's")
-    parser.add_argument("--decode-experts", choices=launch_options.DECODE_EXPERTS, help="default: the trainer's")
+    parser.add_argument("--decode-experts", choices=launch_config.DECODE_EXPERTS, help="default: the trainer's")
     parser.add_argument("--run-dir", type=Path, help="where the run's metrics.jsonl and film go (default: a temporary folder)")
     parser.add_argument("--envs", type=parse_envs, help="each step's environment, comma-separated (sets --steps): length-only, "
                         "or a WebGL mode of the real one: gpu-vulkan, software, gpu-egl, angle-swiftshader")  # fmt: skip
@@ -116,21 +116,20 @@ def main() -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     # Length-only alone: its own weights, as before. With a real environment: the recipe's own (every term).
     weights = [] if real else ["--weights", format_weights(WEIGHTS)]
-    subjects = [flag for subject in SUBJECTS[: args.prompts_per_step] for flag in ("--subject", subject)]
-    compiled = [] if args.compiled_generation is None else [f"--{'' if args.compiled_generation else 'no-'}compiled-generation"]
-    if args.merged_lora_generation is not None:
-        compiled.append(f"--{'' if args.merged_lora_generation else 'no-'}merged-lora-generation")
+    switches = {"compiled_generation": args.compiled_generation, "merged_lora_generation": args.merged_lora_generation}
+    compiled = [word for name, on in switches.items() if on is not None for word in (f"--{name}", str(on).lower())]
     if args.decode_experts:
-        compiled += ["--decode-experts", args.decode_experts]
+        compiled += ["--decode_experts", args.decode_experts]
+    # The CPU has no fast bf16 matmuls: float32 there (the tiny model is built in bf16 and cast below).
+    dtype = ["--bf16", "false"] if device == "cpu" else []
     environments = StepEnvironments(envs, SUBJECTS, args.prompts_per_step, args, logs=run_dir)
-    options = launch_options.parse(
-        ["--recipe", str(RECIPE), "--env-url", environments.url, "--model", f"random qwen3_5_moe ({args.size})", *weights,
-         "--steps", str(args.steps), "--max-completion-length", str(args.tokens), "--min-completion-length", str(args.tokens),
-         "--prompts-per-step", str(args.prompts_per_step), "--per-device-batch-size", str(args.per_device_batch_size),
-         *subjects, *compiled, "--save-steps", "100000", "--report-to", "none", "--run-dir", str(run_dir)]
+    options = launch_config.parse(
+        ["--config", str(RECIPE), "--env_url", environments.url, "--model_name_or_path", f"random qwen3_5_moe ({args.size})",
+         *weights, "--max_steps", str(args.steps), "--max_completion_length", str(args.tokens),
+         "--min_completion_length", str(args.tokens), "--prompts_per_step", str(args.prompts_per_step),
+         "--per_device_train_batch_size", str(args.per_device_batch_size), "--subjects", *SUBJECTS[: args.prompts_per_step],
+         *compiled, *dtype, "--save_steps", "100000", "--report_to", "none", "--output_dir", str(run_dir)]
     )  # fmt: skip
-    if device == "cpu":
-        options.bf16 = False  # the CPU has no fast bf16 matmuls; the tiny model is built in bf16 and cast below
     environments.start(options.num_generations)
     try:
         run(args, options, envs, environments, device)
@@ -150,8 +149,8 @@ def run(args, options, envs: list[str], environments: StepEnvironments, device: 
 
     run = RunWriter(options.run_dir)
     replicas = EnvReplicas(options.env_url)
-    weights = launch_options.mix_weights(options)
-    trainer = build_trainer(options, weights, run, model, tokenizer, replicas)
+    weights = options.mix_weights()
+    trainer = build_trainer(options, run, model, tokenizer, replicas)
     memory = PeakMemory()
     trainer.add_callback(memory)
     trainer.add_callback(environments.callback())
@@ -165,12 +164,12 @@ def run(args, options, envs: list[str], environments: StepEnvironments, device: 
             + f" over HTTP; every completion forced to {args.tokens} tokens",
             "model": f"qwen3_5_moe ({args.size}), random weights, built on the {device} in {built_s} s",
             "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
-            "compiled_generation": launch_options.compiles_generation(options),
+            "compiled_generation": options.compiled_generation,
             "merged_lora_generation": options.merged_lora_generation,
             "decode_experts": options.decode_experts,
             "prompts_per_step": options.prompts_per_step,
             "num_generations": options.num_generations,
-            "per_device_batch_size": options.per_device_batch_size,
+            "per_device_batch_size": options.per_device_train_batch_size,
             "gradient_accumulation_steps": options.gradient_accumulation_steps,
             "prompt_tokens": longest_prompt(tokenizer, [trainer.train_dataset[0]["prompt"]]),
             "reward_weights": weights.model_dump(),
