@@ -69,12 +69,14 @@ def test_the_wait_for_a_group_is_what_the_environment_reports(server_url):
 
 
 def test_without_step_seconds_the_estimate_is_the_measured_h200_step():
-    """68 s for a group of 8 x 3072 tokens and 146 s for four (bench/results/grpo-step-35b-h200-2026-12-03.json)."""
+    """68 s generating and training a group of 8 x 3072 tokens and 146 s for four (grpo-step-35b-h200-2026-12-03.json),
+    and 8.35 s rendering and scoring each group beside the trainer (grpo-env-step-35b-h200-2026-12-03.json)."""
     measured = parse([*ANY_RUN, "--max_completion_length", "3072"])
     seconds, source = measured_step_seconds(measured)
-    assert seconds == 68.0 and source.startswith("the measured H200 step") and "micro-batches" not in source
+    assert seconds == pytest.approx(68.0 + 8.35) and source.startswith("the measured H200 step with the environment")
+    assert "micro-batches" not in source
     measured.prompts_per_step = 4
-    assert measured_step_seconds(measured)[0] == 146.0
+    assert measured_step_seconds(measured)[0] == pytest.approx(146.0 + 4 * 8.35)
     recipe = parse([*ANY_RUN, "--config", str(ROOT / "trainer" / "recipes" / "judge-led.yaml")])
     seconds, source = measured_step_seconds(recipe)  # 8192-token completions at most, micro-batches of 1
-    assert seconds == pytest.approx(68.0 * 8192 / 3072) and "not this run's 1" in source
+    assert seconds == pytest.approx((68.0 + 8.35) * 8192 / 3072) and "not this run's 1" in source

@@ -11,10 +11,13 @@ from watercolour_shared.readiness import Readiness
 from watercolour_trainer.config import WatercolourGRPOConfig
 
 # This trainer's measured pace on one H200 (bench/results/grpo-step-35b-h200-2026-12-03.json: torch 2.11, Triton 3.6,
-# transformers 5.20.2; merged-LoRA compiled generation, grouped_mm experts, micro-batches of 8; render and scoring left
-# out): a step of one group of 8 x 3072 tokens took 68 s, a step of 4 groups 146 s.
+# transformers 5.20.2; merged-LoRA compiled generation, grouped_mm experts, micro-batches of 8): generating and
+# training a step of one group of 8 x 3072 tokens took 68 s, a step of 4 groups 146 s. The real environment on the
+# same host (bench/results/grpo-env-step-35b-h200-2026-12-03.json: 8 browsers, GPU WebGL through EGL) rendered and
+# scored a group of 8 in 8.35 s, while the trainer waited: that step took 78.75 s in all.
 MEASURED_GROUP_S = 68.0
 MEASURED_FURTHER_GROUP_S = (146.0 - 68.0) / 3  # each group after the first, generated beside it
+MEASURED_RENDER_S = 8.35  # a group of 8's render and scoring; a step's groups share the 8 browsers, one after another
 MEASURED_TOKENS = 3072
 MEASURED_MICRO_BATCH = 8
 
@@ -23,11 +26,15 @@ def measured_step_seconds(config: WatercolourGRPOConfig) -> tuple[float, str]:
     """A step's seconds at the measured pace, and where the number comes from. Generation and training both grow
     with the tokens, so completions longer than measured scale it: an upper bound, every completion at its maximum."""
     groups = MEASURED_GROUP_S + MEASURED_FURTHER_GROUP_S * (config.prompts_per_step - 1)
+    renders = MEASURED_RENDER_S * config.prompts_per_step
     scale = max(1.0, config.max_completion_length / MEASURED_TOKENS)
-    source = f"the measured H200 step ({MEASURED_TOKENS}-token completions, x{scale:.2f} for {config.max_completion_length})"
+    source = (
+        f"the measured H200 step with the environment beside it ({MEASURED_TOKENS}-token completions, "
+        f"x{scale:.2f} for {config.max_completion_length})"
+    )
     if config.per_device_train_batch_size != MEASURED_MICRO_BATCH:
         source += f"; measured in micro-batches of {MEASURED_MICRO_BATCH}, not this run's {config.per_device_train_batch_size}"
-    return groups * scale, source + "; render and scoring not included"
+    return (groups + renders) * scale, source
 
 
 def planned_steps(config: WatercolourGRPOConfig) -> int:
