@@ -12,9 +12,12 @@
 #   bash bench/h200_env_step.sh keep .payload/part.aa      (each call but the last: keep this call's part)
 #   bash bench/h200_env_step.sh setup                      (all parts kept: unpack to /opt/wc, start Redis)
 #   bash bench/h200_env_step.sh run ARGS...                (python3 bench/grpo_step_bench.py ARGS with all that)
+#   bash bench/h200_env_step.sh probe SCRIPT ARGS...       (python3 SCRIPT ARGS with the same environment, e.g.
+#                                                           bench/vulkan_flags_probe.py all: the WebGL modes here)
 #
-# On the 2026-12-03 machine the gpu-vulkan flag set crashed this Chromium's GPU process (exit code 11), gpu-egl drew on
-# the H200 (bench/results/grpo-env-step-35b-h200-2026-12-03.json).
+# On the 2026-12-03 machine the gpu-vulkan flag set of the day crashed this Chromium's GPU process (exit code 11), gpu-egl
+# drew on the H200 (bench/results/grpo-env-step-35b-h200-2026-12-03.json); without the `Vulkan` feature gpu-vulkan draws
+# there again (bench/results/webgl-h200-2026-12-03-vulkan.json).
 set -euo pipefail
 WC=/opt/wc
 PARTS=/tmp/wc-parts
@@ -59,7 +62,7 @@ setup() {
   LD_LIBRARY_PATH="$WC/lib" "$WC/chromium/chromium" --version
 }
 
-run() {
+environment() {
   local repo
   repo=$(pwd)
   export PYTHONPATH="$WC/site:$repo/shared:$repo/services/env:$repo/services/scorer:$repo/trainer:$repo/demo:$repo/bench"
@@ -74,6 +77,17 @@ run() {
   done
   local egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
   if [ -e "$egl" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES="$egl"; fi
+  export WATERCOLOUR_CHROMIUM_PATH="$WC/bin/chromium" WATERCOLOUR_ASSETS_DIR="$WC/assets"
+  export REDIS_URL=redis://127.0.0.1:6379/0
+}
+
+probe() {
+  environment
+  python3 "$@"
+}
+
+run() {
+  environment
   python3 bench/grpo_step_bench.py --chromium "$WC/bin/chromium" --assets "$WC/assets" \
     --redis-url redis://127.0.0.1:6379/0 "$@"
 }
