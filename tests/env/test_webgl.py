@@ -5,6 +5,7 @@ import pytest
 
 from watercolour_env.render import webgl
 from watercolour_env.render.browser_pool import BrowserPool
+from watercolour_env.render.chromium import GL_FLAGS
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.render.webgl import WebGLBackend, drawn_on_gpu
 
@@ -22,6 +23,16 @@ READINGS = [(NVIDIA_VULKAN, True), (NVIDIA_EGL, True), (SWIFTSHADER, False), (LL
 @pytest.mark.parametrize(("renderer", "gpu"), READINGS)
 def test_a_gpu_is_told_from_a_cpu_rasteriser_by_the_renderer_string(renderer, gpu):
     assert drawn_on_gpu(renderer) is gpu
+
+
+def test_gpu_vulkan_puts_angle_on_vulkan_without_chromiums_own_vulkan_feature():
+    """The `Vulkan` feature crashed Chromium 156's GPU process on an H200 host; ANGLE's Vulkan alone drew there."""
+    flags = GL_FLAGS["gpu-vulkan"]
+    features = [name for flag in flags if flag.startswith("--enable-features=") for name in flag.split("=", 1)[1].split(",")]
+    assert "--use-angle=vulkan" in flags and "--enable-gpu" in flags
+    assert {"VulkanFromANGLE", "DefaultANGLEVulkan"} <= set(features)
+    assert "Vulkan" not in features
+    assert "--disable-gpu" not in flags
 
 
 async def start(settings, **update) -> BrowserPool:

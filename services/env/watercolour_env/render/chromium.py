@@ -31,12 +31,16 @@ log = logging.getLogger(__name__)
 # How WebGL is drawn. Without a GPU: "software" is headless Chromium's default
 # path with --disable-gpu; "angle-swiftshader" is the recipe's flag set, kept
 # for comparison (bench/render_bench.py measures both). With one: ANGLE on the
-# driver's Vulkan, or on its EGL (webgl.py checks which really draws).
+# driver's Vulkan, or on its EGL (webgl.py checks which really draws). gpu-vulkan
+# enables ANGLE's Vulkan back end alone, not the `Vulkan` feature (Vulkan for
+# Chromium's own compositing too): with that feature Chromium 156 crashed its
+# GPU process on an H200 host (exit code 11), without it WebGL drew on the
+# H200's Vulkan (bench/results/webgl-h200-2026-12-03-vulkan.json).
 _GPU = ("--ignore-gpu-blocklist", "--enable-gpu")
 GL_FLAGS = {
     "software": ("--disable-gpu",),
     "angle-swiftshader": ("--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"),
-    "gpu-vulkan": ("--use-angle=vulkan", "--enable-features=Vulkan,VulkanFromANGLE,DefaultANGLEVulkan", *_GPU),
+    "gpu-vulkan": ("--use-angle=vulkan", "--enable-features=VulkanFromANGLE,DefaultANGLEVulkan", *_GPU),
     "gpu-egl": ("--use-gl=angle", "--use-angle=gl-egl", *_GPU),
 }
 GPU_MODES = ("gpu-vulkan", "gpu-egl")  # in the order `auto` tries them
