@@ -43,7 +43,7 @@ LAUNCH_SCRIPTS = {
 # Read by huggingface_hub inside the services, not by our settings: the token for Hub downloads and pushes.
 LIBRARY_VARIABLES = {"HF_TOKEN"}
 SERVER_MODULES = {
-    "services/env/Dockerfile": ROOT / "services/env/watercolour_env/server/app.py",
+    "services/env/Dockerfile": ROOT / "services/env/watercolour_env/server/routes.py",  # its own routes, beside OpenEnv's
     "services/scorer/Dockerfile": ROOT / "services/scorer/watercolour_scorer/server.py",
 }
 SETTINGS = {"services/env/Dockerfile": EnvSettings, "services/scorer/Dockerfile": ScorerSettings}
@@ -217,7 +217,7 @@ def test_the_trainer_reaches_every_environment_replica_through_the_service_name(
         # --scale env=N: no fixed host port, no container name, so replicas can coexist.
         assert "container_name" not in env and all("-" in entry.rsplit(":", 1)[0] for entry in env["ports"])
     assert "/runs" in {volume.split(":")[1] for volume in trainer["volumes"]}
-    assert '--run-dir "/runs/' in TRAINER_LAUNCH.read_text()
+    assert '--output_dir "/runs/' in TRAINER_LAUNCH.read_text()
 
 
 def test_commands_exist():
