@@ -18,7 +18,6 @@ completions: only their rewards come from the sketches, so the training step's w
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,9 +35,11 @@ from length_only_env import evaluate as length_only
 from render_cost import _kind
 from transformers import TrainerCallback
 
+from watercolour_demo.processes import free_port
 from watercolour_demo.sketchgen.generate import generate_sketch
 from watercolour_demo.sketchgen.reply import as_reply
 from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse
+from watercolour_shared.reward import MIX_TERMS
 
 BENCH_DIR = Path(__file__).resolve().parent
 POOL = BENCH_DIR.parent / "services" / "env" / "watercolour_env" / "data" / "pool"
@@ -56,12 +57,6 @@ def parse_envs(text: str) -> list[str]:
     if unknown or not envs:
         raise ValueError(f"unknown environment(s) {unknown}: choose from {LENGTH_ONLY}, {', '.join(WEBGL_MODES)}")
     return envs
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def sketch_replies(subject: str, step: int, count: int, base_seed: int) -> list[tuple[int, str]]:
@@ -322,7 +317,7 @@ class StepEnvironments:
             "reward_mean": round(statistics.fmean(totals), 4) if totals else None,
             "terms_mean": {
                 term: round(statistics.fmean(values), 4)
-                for term in ("gate", "length", "judge", "hps")
+                for term in MIX_TERMS
                 if (values := [getattr(r.reward, term) for r in results if getattr(r.reward, term) is not None])
             },
         }

@@ -209,7 +209,7 @@ def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
     """The recipe named by --config (if any), then the command line, which wins; checked, never changed after.
     Old flags and recipe keys are read with a warning naming the new one (legacy_flags.py)."""
     p = parser()
-    argv = legacy_flags.translate(list(sys.argv[1:] if argv is None else argv), p)
+    argv = _lists_gathered(legacy_flags.translate(list(sys.argv[1:] if argv is None else argv), p), p)
     argv, recipe = _config_named(argv)
     if recipe is not None:
         try:
@@ -252,6 +252,33 @@ def _as_flags_read_them(p: TrlParser, values: dict) -> dict:
                 raise RecipeError(f"{name}: {item!r} is not one of {', '.join(map(str, action.choices))}")
         read[name] = items if action.nargs == "+" else items[0]
     return read
+
+
+def _lists_gathered(argv: list[str], p: TrlParser) -> list[str]:
+    """Each list field once, with the values of every time it was given (`--env_url a --env_url b`), where its first
+    spelling stood: argparse alone would keep the last."""
+    lists = {flag: action.dest for action in p._actions if action.nargs == "+" for flag in action.option_strings}
+    gathered: dict[str, list[str]] = {}
+    out: list[str] = []
+    index = 0
+    while index < len(argv):
+        flag = argv[index].split("=", 1)[0]
+        if flag not in lists:
+            out.append(argv[index])
+            index += 1
+            continue
+        dest = lists[flag]
+        values = argv[index].split("=", 1)[1:]
+        index += 1
+        if not values:
+            while index < len(argv) and not argv[index].startswith("--"):
+                values.append(argv[index])
+                index += 1
+        if dest not in gathered:
+            gathered[dest] = []
+            out += [flag, gathered[dest]]  # filled in place as later occurrences come
+        gathered[dest] += values
+    return [word for part in out for word in (part if isinstance(part, list) else [part])]
 
 
 def _config_named(argv: list[str]) -> tuple[list[str], Path | None]:

@@ -1,8 +1,6 @@
 """The launch flags and recipe keys of the release before TRL's names, read with a warning naming the new one.
 
 They go on OLD_NAMES_UNTIL (trainer/README.md says so): then this file, and its call in config.parse(), go too.
-Also here, and staying: a list field given several times (`--env_url a --env_url b`) keeps every value, where
-argparse alone would keep the last.
 """
 
 from __future__ import annotations
@@ -61,7 +59,7 @@ def recipe_entry(name: str, value, fields: set[str]) -> dict:
 
 
 def translate(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
-    """The command line in today's names: old flags renamed (with a warning), list fields gathered."""
+    """The command line in today's names: old flags renamed, each with a warning."""
     known = {flag: action for action in parser._actions for flag in action.option_strings}
     out: list[str] = []
     index = 0
@@ -78,7 +76,7 @@ def translate(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
                 values.append(argv[index + 1 + len(values)])
         index += 1 + (len(values) if inline is None else 0)
         out += _renamed(flag[2:], values, known)
-    return _gathered(out, known)
+    return out
 
 
 def _old_form(flag: str, action: argparse.Action, argv: list[str], index: int) -> bool:
@@ -124,29 +122,3 @@ def _renamed(name: str, values: list[str], known: dict[str, argparse.Action]) ->
             warn(f"--{name}", f"--{field_name} false")
             return [f"--{field_name}", "false", *values]
     return [f"--{name}", *values]  # unknown: the parser names it
-
-
-def _gathered(argv: list[str], known: dict[str, argparse.Action]) -> list[str]:
-    """Each list field once, with the values of every time it was given, where its first spelling stood."""
-    lists = {flag: action.dest for flag, action in known.items() if action.nargs == "+"}
-    gathered: dict[str, list[str]] = {}
-    out: list[str] = []
-    index = 0
-    while index < len(argv):
-        flag = argv[index].split("=", 1)[0]
-        if flag not in lists:
-            out.append(argv[index])
-            index += 1
-            continue
-        dest = lists[flag]
-        values = argv[index].split("=", 1)[1:]
-        index += 1
-        if not values:
-            while index < len(argv) and not argv[index].startswith("--"):
-                values.append(argv[index])
-                index += 1
-        if dest not in gathered:
-            gathered[dest] = []
-            out += [flag, gathered[dest]]  # filled in place as later occurrences come
-        gathered[dest] += values
-    return [word for part in out for word in (part if isinstance(part, list) else [part])]
