@@ -28,7 +28,11 @@ from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 @dataclass
 class ScriptArguments:
-    model_name_or_path: str = field(default="Qwen/Qwen3-0.6B", metadata={"help": "the policy: a Hub id or a local folder"})
+    model_name_or_path: str = field(
+        default="Qwen/Qwen3-0.6B",
+        # --model: this script's name for it before TRL's, still read until 2027-03-01.
+        metadata={"help": "the policy: a Hub id or a local folder", "aliases": ["--model"]},
+    )
     env_url: str = field(default="http://localhost:8000", metadata={"help": "a running watercolour environment"})
     subjects: list[str] = field(default_factory=lambda: [DEFAULT_SUBJECT], metadata={"help": "what to paint, in turn"})
 
