@@ -6,7 +6,8 @@ verdict is in the cache. The stack is the demo's (Redis, the heuristic scorer, t
 offline judge on the bundled pool, 2 browsers). Both policies are OpenAI-compatible endpoints served here
 that answer at once with the demo's generated sketches (B's from other seeds), so the time measured is
 eval's own: rendering and scoring through the environment, judging in both orders, diversity and the page.
-A local policy adds its own generation time, which eval.json reports as `write A`/`write B`.
+A local policy adds its own generation time, which eval.json reports as `write A`/`write B`; eval renders
+one subject while the next is written, so that time overlaps the rendering.
 Then the same eval again, to show a rerun's cost (every reply, render and verdict from the cache).
 
     python bench/eval_bench.py [--samples N] [--subjects FILE]

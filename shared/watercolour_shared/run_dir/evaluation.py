@@ -110,7 +110,11 @@ class Evaluation(BaseModel):
     head_to_head: HeadToHead
     diversity_ratio: float | None = Field(description="B's diversity over A's")
     warnings: list[str] = []
-    seconds: dict[str, float] = Field({}, description="seconds: each policy writing, the env rendering and scoring, judging")
+    seconds: dict[str, float] = Field(
+        {},
+        description="seconds: each policy writing, the env rendering and scoring (wall time with a request out), "
+        "the painting phase whole (both overlap), judging",
+    )
     rows: list[SubjectRow]
 
 

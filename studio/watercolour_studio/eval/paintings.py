@@ -63,23 +63,34 @@ class Replies:
         return self.known[key]
 
 
-async def paint_subject(
-    env: EnvHttpClient,
+async def write_subject(
     policy: Policy,
     replies: Replies,
     subject: str,
     subject_index: int,
     samples: int,
     seed: int,
+    progress: Callable[[int], None],
+) -> list[str | None]:
+    """The policy's reply for each sample of the subject (None where it gave none)."""
+    written = []
+    for sample in range(samples):
+        written.append(await replies.get(policy, subject, sample, sample_seed(seed, subject_index, sample)))
+        progress(1)
+    return written
+
+
+async def render_subject(
+    env: EnvHttpClient,
+    written: list[str | None],
+    subject: str,
+    subject_index: int,
+    seed: int,
     out: Path,
     label: str,
-    progress: Callable[[int], None],
 ) -> list[Painting]:
-    seeds = [sample_seed(seed, subject_index, sample) for sample in range(samples)]
-    written = []
-    for sample, sample_seed_ in enumerate(seeds):
-        written.append(await replies.get(policy, subject, sample, sample_seed_))
-        progress(1)
+    """The subject's replies gated, rendered and scored by the environment in one request, kept as files."""
+    seeds = [sample_seed(seed, subject_index, sample) for sample in range(len(written))]
     folder = Path("paintings") / label / subject_folder(subject_index, subject)
     present = [reply for reply in written if reply is not None]
     evaluations: list[Evaluation | None] = [None] * len(present)

@@ -22,8 +22,8 @@ from watercolour_shared.subjects import SubjectSet
 from watercolour_studio.eval.diversity import COLLAPSE_SHARE, distinct_share, spread
 from watercolour_studio.eval.head_to_head import HeadToHead
 from watercolour_studio.eval.page import write_page
-from watercolour_studio.eval.paintings import Replies, paint_subject
 from watercolour_studio.eval.policies import Policy, PolicyError
+from watercolour_studio.eval.schedule import paint_all
 from watercolour_studio.eval.summary import head_to_head, policy_summary, ratio
 
 VERDICT_TTL_S = 30 * 24 * 3600
@@ -53,13 +53,9 @@ async def evaluate(plan: EvalPlan) -> Evaluation:
     async with EnvHttpClient(plan.env_url, plan.token) as env:
         await _preflight(env, plan)
         total = len(plan.policies) * len(plan.subjects.subjects) * plan.samples
-        paintings, seconds = {}, {}
         with tqdm(total=total, desc="paintings", unit="painting", disable=not plan.show_progress) as bar:
-            for label in plan.policies:
-                started, replies = time.perf_counter(), Replies(plan.out / f"replies-{label}.jsonl")
-                paintings[label] = await _paint_all(env, plan, label, replies, bar.update)
-                seconds[f"write {label}"] = round(replies.seconds, 1)
-                seconds[f"render and score {label}"] = round(time.perf_counter() - started - replies.seconds, 1)
+            paint = (env, plan.policies, plan.subjects.subjects, plan.samples, plan.seed, plan.out, bar.update)
+            paintings, seconds = await paint_all(*paint)
     started = time.perf_counter()
     judge = HeadToHead(plan.judge, cache if cache.available else None, plan.out)
     rows = []
@@ -88,14 +84,6 @@ async def _preflight(env: EnvHttpClient, plan: EvalPlan) -> None:
             await policy.check()
         except PolicyError as error:
             raise EvalError(f"policy {label}: {error}") from None
-
-
-async def _paint_all(env: EnvHttpClient, plan: EvalPlan, label: str, replies: Replies, progress) -> list:
-    policy = plan.policies[label]
-    return [
-        await paint_subject(env, policy, replies, subject, index, plan.samples, plan.seed, plan.out, label, progress)
-        for index, subject in enumerate(plan.subjects.subjects)
-    ]
 
 
 def _row(subject: str, a: list, b: list, matches: list, out: Path) -> SubjectRow:
