@@ -43,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", type=Path, help=f"the run directory, which must be empty (default {DEFAULT_RUN_DIR}, replaced)")
     p.add_argument("--seed", type=int, default=0, help="GRPO's seed (sampling, the order of episodes)")
     p.add_argument("--max-completion-length", type=int, help="tokens a reply may take (default: fits the warm start's)")
-    p.add_argument("--lr", type=float, default=2e-4, help="GRPO learning rate")
+    p.add_argument("--lr", type=float, default=4e-4, help="GRPO learning rate")
     # Below 1 the tiny policy's many unsure number tokens are sampled less wildly: fewer broken sketches, and
     # less noise in each step's gradient around the choices the reward tells apart.
     p.add_argument("--temperature", type=float, default=0.7, help="sampling temperature in GRPO (and in the look before it)")

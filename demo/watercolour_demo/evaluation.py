@@ -12,10 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from watercolour_demo.prepare import TOP_K, TOP_P
 from watercolour_demo.processes import end_process_tree, start
 from watercolour_demo.stack import ROOT
-from watercolour_demo.training import GrpoSettings, child_environment
+from watercolour_demo.training import TOP_K, TOP_P, GrpoSettings, child_environment
 from watercolour_shared.run_dir.evaluation import EVAL_DIR, Evaluation, read_evaluation
 from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE
 

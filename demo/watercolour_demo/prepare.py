@@ -18,11 +18,10 @@ from pathlib import Path
 
 from watercolour_demo.processes import end_process_tree
 from watercolour_demo.progress import clock, say
-from watercolour_demo.training import GrpoSettings
+from watercolour_demo.training import TOP_K, TOP_P, GrpoSettings
 from watercolour_demo.warm_start import WarmStartConfig
 
 CHECK_SAMPLES = 16
-TOP_K, TOP_P = 20, 0.95  # the launch script's sampling defaults, which the demo keeps
 
 
 def prepare(warm: WarmStartConfig, cache_dir: Path, grpo: GrpoSettings, started: float, result: Path) -> dict:

@@ -12,6 +12,9 @@ from watercolour_demo.processes import start
 from watercolour_demo.stack import REFERENCES, ROOT
 
 SCRIPT = ROOT / "trainer" / "watercolour_grpo.py"
+# GRPO's sampling, which the warm start's check and the closing evaluation repeat (the recipes' values). TRL's
+# own defaults sample the whole tail, where the tiny policy's broken numbers are: half its rollouts then fail.
+TOP_K, TOP_P = 20, 0.95
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,8 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
         "--gradient_accumulation_steps", str(s.group_size // micro_batch),
         "--max_completion_length", str(s.max_completion_length),
         "--learning_rate", str(s.lr), "--lr_scheduler_type", "constant", "--warmup_steps", "0",
-        "--temperature", str(s.temperature), "--scale_rewards", s.scale_rewards, "--beta", str(s.beta),
+        "--temperature", str(s.temperature), "--top_k", str(TOP_K), "--top_p", str(TOP_P),
+        "--scale_rewards", s.scale_rewards, "--beta", str(s.beta),
         # float32 (TRL's default is bf16, which a CPU does slowly) and no recompute (the policy is small).
         "--bf16", "false", "--gradient_checkpointing", "false",
         "--save_steps", str(s.steps), "--seed", str(s.seed), "--output_dir", str(run_dir), "--run_name", s.run_name,
