@@ -7,7 +7,7 @@ from tests.conftest import fresh_seed
 from tests.pictures import blank_sheet, hard_blob, soft_wash
 from tests.shared.scripted_http import ScriptedServer
 from watercolour_shared.judge.chat_judge import ChatJudge, JudgeRejected, JudgeUnavailable
-from watercolour_shared.judge.offline import OfflineJudge
+from watercolour_shared.judge.offline import MARGIN, OfflineJudge, wash_quality
 from watercolour_shared.judge.pairwise import PairwiseJudge
 from watercolour_shared.judge.verdict import UnreadableVerdict, Verdict, parse_verdict
 from watercolour_shared.redis_cache import RedisCache
@@ -162,3 +162,14 @@ async def test_offline_judge_is_deterministic_and_prefers_washes_to_blobs_and_em
     assert (await judge.compare(BLANK, WASH)).winner == "B"
     outcome = await PairwiseJudge(judge).score(WASH, [Reference("blob", "okay", BLOB), Reference("blank", "okay", BLANK)])
     assert outcome.score == 1.0 and all(c.orders_agree for c in outcome.comparisons)
+
+
+async def test_offline_judge_calls_a_pair_it_cannot_tell_apart_a_tie():
+    """soft_wash(2) and soft_wash(3) differ in wash quality by less than a thousandth: the first shown is picked in
+    each order, so the orders disagree and the pair scores a half, where a strict comparison would decide it."""
+    near, other = soft_wash(2), soft_wash(3)
+    assert 0 < abs(wash_quality(near) - wash_quality(other)) < MARGIN
+    judge = OfflineJudge()
+    assert (await judge.compare(near, other)).winner == (await judge.compare(other, near)).winner == "A"
+    outcome = await PairwiseJudge(judge).score(near, [Reference("near", "love", other)])
+    assert outcome.score == 0.5 and not outcome.comparisons[0].orders_agree

@@ -6,15 +6,16 @@ from tests.conftest import BUNDLED_POOL
 from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import chat, watercolour
 from watercolour_shared.judge.chat_judge import PROMPT_FILE
-from watercolour_shared.judge.offline import wash_quality
+from watercolour_shared.judge.offline import MARGIN, wash_quality
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.run_dir import RunReader
 
 
 def expected_win_rate(paintings: list[bytes], reference: bytes) -> float:
-    """The offline judge prefers the higher wash quality, A on a tie: won as A when >=, as B when >."""
+    """The offline judge prefers the higher wash quality, the first shown when they lie within MARGIN: won as A
+    unless the reference is better by MARGIN, as B only when better than the reference by MARGIN."""
     quality = wash_quality(reference)
-    wins = [((wash_quality(p) >= quality) + (wash_quality(p) > quality)) / 2 for p in paintings]
+    wins = [((quality - wash_quality(p) < MARGIN) + (wash_quality(p) - quality >= MARGIN)) / 2 for p in paintings]
     return sum(wins) / len(wins)
 
 

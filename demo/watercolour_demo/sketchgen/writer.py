@@ -99,8 +99,11 @@ class SketchWriter:
 
 
 def _zoom_lines(zoom: float) -> list[str]:
-    """p5 transforms reach p5.brush's shapes: this enlarges everything drawn after it about the sheet's middle."""
-    if zoom == 1:
-        return []
+    """p5 transforms reach p5.brush's shapes: this enlarges everything drawn after it about the sheet's middle.
+    Written at every zoom, 1 too: were zoom 1 no line, its sketches would go on to the `background` line, which
+    each paper spells differently, so the choice of zoom 1 would be spread over many next lines, each one less
+    likely than the single zoom-2 line. Sampling below temperature 1 sharpens every such share: a warm start
+    that learned zoom 1 and 2 evenly painted close-ups in 75-88% of its first rollouts at GRPO's temperature 0.7."""
     shift = round(CANVAS / 2 * (1 - zoom))
-    return [f"  translate({shift}, {shift}); scale({num(zoom)});  // seen nearer"]
+    seen = "whole" if zoom == 1 else "nearer"
+    return [f"  translate({shift}, {shift}); scale({num(zoom)});  // seen {seen}"]
