@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from watercolour_demo.sketchgen import generate_sketch
+from watercolour_demo.sketchgen.looks import EVERY_LOOK
 from watercolour_shared.prompts import system_prompt, user_prompt
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
@@ -33,7 +34,7 @@ DEMO_SUBJECTS = (
     "a crimson peony",
     "a blue cornflower",
 )
-FORMAT = 5  # raise when the way a warm start is built changes (the probe below sees one look of each subject only)
+FORMAT = 5  # raise when the way a warm start is built changes
 RECORD = "warm_start.json"
 TOKENIZER_SKETCHES = 500  # as many as the vocabulary needs; all of them would take over a gigabyte
 DEFAULT_CACHE = Path.home() / ".cache" / "watercolour-rl"
@@ -60,9 +61,9 @@ class WarmStartConfig:
     seed: int = 0
 
     def key(self) -> str:
-        # A sketch of every subject: a change to the generator's painting of any of them is a new key.
+        # A sketch of every subject in every look: a change to the generator's painting of any of them is a new key.
         knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
-        sketches = [generate_sketch(subject, 0, **knobs) for subject in self.subjects]
+        sketches = [generate_sketch(subject, 0, look=look, **knobs) for subject in self.subjects for look in EVERY_LOOK]
         probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
         # The prompts every example answers: a policy warm-started on other words meets GRPO's as a stranger.
         prompts = hashlib.sha256((system_prompt() + user_prompt("\0")).encode()).hexdigest()

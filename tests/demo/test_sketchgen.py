@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import fresh_seed
 from watercolour_demo.corpus import Sketches
 from watercolour_demo.sketchgen import KINDS, PALETTES, TITLE, as_reply, corpus, generate_sketch, subject_kind
-from watercolour_demo.sketchgen.looks import GLAZES, WASHES, ZOOMS, Look, look_of
+from watercolour_demo.sketchgen.looks import EVERY_LOOK, GLAZES, WASHES, ZOOMS, Look, look_of
 from watercolour_env.reply import extract_sketch
 from watercolour_shared.length import length_score
 from watercolour_shared.paint import BLANK_BELOW
@@ -113,7 +113,7 @@ def test_each_quality_is_chosen_in_one_line_spelled_one_way_per_level(sketches):
             lines = code.splitlines()
             start = lines.index("function draw() {")
             heads.update([tuple(lines[start + 2 : start + 4])])
-    assert len(heads) == len(ZOOMS) * len(WASHES) * len(GLAZES), heads
+    assert len(heads) == len(EVERY_LOOK), heads
 
 
 async def test_the_rewards_tell_each_quality_apart(services):

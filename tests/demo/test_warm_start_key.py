@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 from watercolour_demo import warm_start
+from watercolour_demo.sketchgen.looks import Look
 from watercolour_demo.warm_start import WarmStartConfig
 
 
@@ -20,6 +21,19 @@ def test_a_generator_change_to_any_subject_the_corpus_paints_is_a_new_key(monkey
 
     def generator(subject, seed, **knobs):
         return real(subject, seed, **knobs) + ("// drawn anew" if subject == changed else "")
+
+    monkeypatch.setattr(warm_start, "generate_sketch", generator)
+    assert config.key() != before
+
+
+def test_a_generator_change_to_one_look_only_is_a_new_key(monkeypatch):
+    """Zoom 1's line once changed while the key stayed: the probe's sketches had each drawn another look."""
+    config = WarmStartConfig()
+    before = config.key()
+    real = warm_start.generate_sketch
+
+    def generator(subject, seed, look=None, **knobs):
+        return real(subject, seed, look=look, **knobs) + ("// seen whole" if look == Look(1, 0.7, 0.4) else "")
 
     monkeypatch.setattr(warm_start, "generate_sketch", generator)
     assert config.key() != before

@@ -15,6 +15,7 @@ each quality is a choice it can make in its first lines, and GRPO can learn whic
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from random import Random
@@ -40,6 +41,8 @@ class Look:
         """Each quality drawn on its own, uniformly from its levels: every combination is as likely."""
         return cls(rng.choice(ZOOMS), rng.choice(WASHES), rng.choice(GLAZES))
 
+
+EVERY_LOOK = tuple(Look(*levels) for levels in itertools.product(ZOOMS, WASHES, GLAZES))
 
 LOOK_LINE = re.compile(r"^\s*const wash = (?P<wash>\d+(?:\.\d+)?), glaze = (?P<glaze>\d+(?:\.\d+)?);", re.MULTILINE)
 ZOOM_LINE = re.compile(r"^\s*translate\(-?\d+, -?\d+\); scale\((?P<zoom>\d+(?:\.\d+)?)\);", re.MULTILINE)
