@@ -1,17 +1,20 @@
 """Demo benchmark: `make demo` with three GRPO seeds, as a new user meets it, against its targets. Prints one
 JSON document and writes it under bench/results/.
 
-The first run starts from an empty warm-start cache (the tokenizer and the tiny policy are built), the
-others find them cached. Each run gets a GRPO seed of its own, drawn from the clock: a repeated seed
-repeats every rollout, whose renders and scores an earlier run would have left in Redis. Each run
-reports its wall time, its peak memory (PSS of the demo and everything it started), what GRPO did (the
-mean reward and look of the first third of the steps against the last third, with the gain's standard
-error) and the demo's closing evaluation: the final policy's win rate over its warm start on held-out
+The first run is `make demo` on a new checkout: `make setup` in a clone of this checkout's HEAD (its own
+.venv and npm assets; Debian packages already installed are not installed again), then the demo from an empty
+warm-start cache (the tokenizer and the tiny policy are built); the two together are the time from nothing.
+The others run from this checkout and find the warm start cached. Each run gets a GRPO seed of its own,
+drawn from the clock: a repeated seed repeats every rollout, whose renders and scores an earlier run would
+have left in Redis. Each run reports its wall time, its peak memory (PSS of the demo and everything it
+started), what GRPO did (the mean reward and look of the first third of the steps against the last third,
+with the gain's standard error) and the demo's closing evaluation: the final policy's win rate over its warm start on held-out
 subjects, its interval, and how much its paintings vary against the warm start's.
 
     python bench/demo_bench.py [--out DIR] [--cache-dir DIR] [-- DEMO OPTIONS]
 
-`--cache-dir` reuses the warm starts kept there: the seeds' learning is measured, the time from nothing is not.
+`--cache-dir` reuses the warm starts kept there and skips the clone: the seeds' learning is measured, the time
+from nothing is not.
 """
 
 from __future__ import annotations
@@ -30,10 +33,10 @@ from pathlib import Path
 from watercolour_shared.run_dir.layout import RunLayout
 
 BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
 SEEDS = 3
-# make demo's target is 18 minutes on a fresh machine with set-up; the run from nothing is the demo's share.
 TARGETS = {
-    "from_nothing_s": 15 * 60,
+    "from_nothing_s": 18 * 60,  # `make demo` on a fresh machine: set-up, warm start, GRPO and the evaluation
     "peak_memory_gb": 4.0,
     "win_rate": 0.65,
     "win_rate_low_above": 0.5,
@@ -41,13 +44,29 @@ TARGETS = {
 }
 
 
-def demo_run(cache_dir: Path, run_dir: Path, seed: int, options: list[str]) -> dict:
-    command = [sys.executable, "-m", "watercolour_demo", "--cache-dir", str(cache_dir), "--run-dir", str(run_dir)]
+def fresh_setup(scratch: Path) -> tuple[tuple[Path, Path], dict]:
+    """`make setup` in a clone of HEAD, as `make demo` on a new checkout does first: the clone's python and folder,
+    and the timing."""
+    checkout = scratch / "checkout"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(checkout)], check=True)
+    commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    # Not the calling make's variables (a VENV=... given to `make bench-demo` would install over that one).
+    plain = {name: value for name, value in os.environ.items() if name not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    began = time.monotonic()
+    subprocess.run(["make", "-C", str(checkout), "setup"], check=True, env=plain)
+    timing = {"commit": commit.stdout.strip(), "setup_s": round(time.monotonic() - began, 1)}
+    return (checkout / ".venv" / "bin" / "python", checkout), timing
+
+
+def demo_run(python: Path, checkout: Path, cache_dir: Path, run_dir: Path, seed: int, options: list[str]) -> dict:
+    command = [str(python), "-m", "watercolour_demo", "--cache-dir", str(cache_dir), "--run-dir", str(run_dir)]
     command += ["--seed", str(seed), *options]
-    subprocess.run(command, check=True)
+    began = time.monotonic()
+    subprocess.run(command, check=True, cwd=checkout)
     summary = json.loads(RunLayout(run_dir).summary_json.read_text())
     return {
         "seed": seed,
+        "process_s": round(time.monotonic() - began, 1),  # the wall time and the interpreter's start and imports
         "wall_s": summary["wall_s"],
         "peak_memory_gb": summary["peak_memory_gb"],
         "first_third": summary["first_third"],
@@ -74,10 +93,15 @@ def _beats_warm_start(run: dict) -> bool:
 def main(options: list[str], kept_cache: Path | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="demo-bench-") as scratch:
         cache = kept_cache or Path(scratch) / "cache"
+        this = (Path(sys.executable), ROOT)
+        fresh, from_nothing = (this, None) if kept_cache else fresh_setup(Path(scratch))
         seed = int(time.time())
-        runs = [demo_run(cache, Path(scratch) / f"seed-{i}", seed + i, options) for i in range(SEEDS)]
+        where = [fresh] + [this] * (SEEDS - 1)
+        runs = [demo_run(*where[i], cache, Path(scratch) / f"seed-{i}", seed + i, options) for i in range(SEEDS)]
+    if from_nothing:
+        from_nothing["total_s"] = round(from_nothing["setup_s"] + runs[0]["process_s"], 1)
     met = {
-        "from_nothing_s": None if kept_cache else runs[0]["wall_s"] <= TARGETS["from_nothing_s"],
+        "from_nothing_s": from_nothing and from_nothing["total_s"] <= TARGETS["from_nothing_s"],
         "peak_memory_gb": max(run["peak_memory_gb"] for run in runs) <= TARGETS["peak_memory_gb"],
         "beats_warm_start_every_seed": all(_beats_warm_start(run) for run in runs),
     }
@@ -89,6 +113,7 @@ def main(options: list[str], kept_cache: Path | None) -> dict:
         "targets": TARGETS,
         "met": met,
         "warm_start_cache": str(kept_cache) if kept_cache else None,  # None: the first run built it
+        "from_nothing": from_nothing,  # the clone's commit, its `make setup`, and that with the first run (total_s)
         "runs": runs,  # the first from an empty warm-start cache (unless one was kept), the others cached
     }
 
