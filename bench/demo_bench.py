@@ -8,8 +8,8 @@ The others run from this checkout and find the warm start cached. Each run gets 
 drawn from the clock: a repeated seed repeats every rollout, whose renders and scores an earlier run would
 have left in Redis. Each run reports its wall time, its peak memory (PSS of the demo and everything it
 started), what GRPO did (the mean reward and look of the first third of the steps against the last third,
-with the gain's standard error) and the demo's closing evaluation: the final policy's win rate over its warm start on held-out
-subjects, its interval, and how much its paintings vary against the warm start's.
+with the gain's standard error) and the demo's closing evaluation: the final policy's win rate over its
+warm start on held-out subjects, its interval, and how much its paintings vary against the warm start's.
 
     python bench/demo_bench.py [--out DIR] [--cache-dir DIR] [-- DEMO OPTIONS]
 
