@@ -44,11 +44,15 @@ SIZES = {
 
 def build_tokenizer(texts: list[str], vocab_size: int = 1024, whole_lines: bool = False) -> PreTrainedTokenizerFast:
     """`whole_lines`: tokens may span anything within a line (a whole `brush.endShape(CLOSE);`), which
-    makes generated sketches about five times shorter in tokens than word pieces do."""
+    makes generated sketches about five times shorter in tokens than word pieces do, but never a quoted
+    string's edge: a colour is a token of its own, never one that runs on into the number after it, which
+    a small policy completes with that number again (`brush.fill('#e0a526', 6', 70 * glaze)`)."""
     core = Tokenizer(models.BPE())
     if whole_lines:
         lines = pre_tokenizers.Split(Regex(r"[^\n]*\n?"), behavior="isolated")
-        core.pre_tokenizer = pre_tokenizers.Sequence([lines, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        quoted = pre_tokenizers.Split(Regex(r"'[^'\n]*'"), behavior="isolated")
+        byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+        core.pre_tokenizer = pre_tokenizers.Sequence([lines, quoted, byte_level])
     else:
         core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     core.decoder = decoders.ByteLevel()

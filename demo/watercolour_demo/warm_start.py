@@ -34,7 +34,7 @@ DEMO_SUBJECTS = (
     "a crimson peony",
     "a blue cornflower",
 )
-FORMAT = 5  # raise when the way a warm start is built changes
+FORMAT = 6  # raise when the way a warm start is built changes
 RECORD = "warm_start.json"
 TOKENIZER_SKETCHES = 500  # as many as the vocabulary needs; all of them would take over a gigabyte
 DEFAULT_CACHE = Path.home() / ".cache" / "watercolour-rl"

@@ -236,3 +236,17 @@ def test_the_warm_starts_replies_name_the_kind_they_paint_never_the_words_asked(
     ] and named[0].startswith("// A flower in loose watercolour: ")
     (_, reply), (_, hibiscus) = Sketches((subject, "a peach hibiscus"), "single", 0.3, False).replies(2, 0)
     assert "lantern" not in reply and "// A flower in" in reply and "// A hibiscus in" in hibiscus
+
+
+def test_every_run_of_like_shapes_in_a_bloom_is_counted_one_to_its_length(sketches):
+    """A small policy that must count its petals loses count and paints them until it runs out of tokens:
+    each shape of a run writes `// k of n`, so the next shape's count is the last one's plus one."""
+    runs = 0
+    for codes in sketches.values():
+        for code in codes:
+            counts = [tuple(map(int, found)) for found in re.findall(r"// (\d+) of (\d+)$", code, re.M)]
+            while counts:
+                length = counts[0][1]
+                assert counts[:length] == [(k, length) for k in range(1, length + 1)], counts[:length]
+                counts, runs = counts[length:], runs + 1
+    assert runs >= SEEDS * 4  # every bloom counts its petals in three layers and its dots

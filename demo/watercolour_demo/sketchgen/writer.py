@@ -25,6 +25,12 @@ def num(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
+def counted(count: tuple[int, int] | None) -> str:
+    """`  // 3 of 7` after the third of seven like shapes. A small policy that must count its petals loses count
+    and paints them until it runs out of tokens; with the count written, the next shape's is a copy plus one."""
+    return "" if count is None else f"  // {count[0]} of {count[1]}"
+
+
 def _px(value: float) -> int:
     return round(min(max(value, 0), CANVAS))
 
@@ -80,19 +86,23 @@ class SketchWriter:
         curvature: float,
         thin: bool = False,
         first: bool = False,
+        count: tuple[int, int] | None = None,
     ) -> None:
-        """One translucent closed shape through `points`; `first`: a first, pale layer, not a glaze over one."""
+        """One translucent closed shape through `points`; `first`: a first, pale layer, not a glaze over one;
+        `count`: (k, n) for the k-th of n like shapes, written beside it (see `counted`)."""
         self._brush(colour, alpha, bleed, THIN_TEXTURE if thin else self.texture, "wash" if first else "glaze")
-        self.lines.append(f"  brush.beginShape({num(curvature)});")
+        self.lines.append(f"  brush.beginShape({num(curvature)});{counted(count)}")
         calls = [f"brush.vertex({_px(x)}, {_px(y)});" for x, y in points]
         for i in range(0, len(calls), VERTICES_PER_LINE):
             self.lines.append("  " + " ".join(calls[i : i + VERTICES_PER_LINE]))
         self.lines.append("  brush.endShape(CLOSE);")
 
-    def dot(self, x: float, y: float, r: float, colour: str, alpha: float, scribble: float) -> None:
+    def dot(
+        self, x: float, y: float, r: float, colour: str, alpha: float, scribble: float, count: tuple[int, int] | None = None
+    ) -> None:
         """A small round wash: pollen, stamen tips, the dark centre of an eye."""
         self._brush(colour, alpha, None, self._texture, "glaze")
-        self.lines.append(f"  brush.circle({_px(x)}, {_px(y)}, {max(1, round(r))}, {num(scribble)});")
+        self.lines.append(f"  brush.circle({_px(x)}, {_px(y)}, {max(1, round(r))}, {num(scribble)});{counted(count)}")
 
     def text(self) -> str:
         return "\n".join([*self.lines, "", "  brush.noFill();", "}", ""])
