@@ -72,7 +72,8 @@ def build_tokenizer(texts: list[str], vocab_size: int = 1024, whole_lines: bool 
     return tokenizer
 
 
-def build_policy(tokenizer: PreTrainedTokenizerFast, size: PolicySize, seed: int = 0) -> Qwen3ForCausalLM:
+def build_policy(tokenizer: PreTrainedTokenizerFast, size: PolicySize, seed: int = 0, tied: bool = True) -> Qwen3ForCausalLM:
+    """`tied`: the output layer is the input embedding, as in Qwen3's small checkpoints."""
     import torch
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
@@ -88,7 +89,7 @@ def build_policy(tokenizer: PreTrainedTokenizerFast, size: PolicySize, seed: int
         max_position_embeddings=size.context,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
-        tie_word_embeddings=True,
+        tie_word_embeddings=tied,
     )
     return Qwen3ForCausalLM(config)
 

@@ -54,6 +54,11 @@ class WarmStartConfig:
     # No ground wash: it scores nothing and takes a quarter of a render (a zoomed one's most of all), and
     # rendering is most of a GRPO step here.
     paper_wash: bool = False
+    # Untied: GRPO raises the odds of a look by raising its line's output row, and a tied row is also that
+    # line's input embedding, so every token after the line would see it changed: the looks GRPO favoured
+    # were the ones whose sketches broke (all 6 held-out replies of the tuned policy that failed the gate, in
+    # two seeds, wrote the look it had learned). The untied layer costs memory, not time.
+    tied_embeddings: bool = False
     sketches: int = 2400  # distinct sketches
     epochs: int = 1  # passes over them; a few sketches seen many times are learnt by heart (quick, for tests)
     batch_size: int = 8
@@ -102,7 +107,7 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     replies = sketches.replies(config.sketches, config.seed)
     texts = sketches.tokenizer_texts([reply for _, reply in replies[:TOKENIZER_SKETCHES]])
     tokenizer = build_tokenizer(texts, config.vocab_size, whole_lines=True)
-    model = build_policy(tokenizer, SIZES[config.size], config.seed)
+    model = build_policy(tokenizer, SIZES[config.size], config.seed, tied=config.tied_embeddings)
     prompts = {subject: prompt_ids(tokenizer, subject) for subject in set(subjects)}
     encoded = [(prompts[subject], reply_ids(tokenizer, reply)) for subject, reply in replies]
     order = random.Random(config.seed)
