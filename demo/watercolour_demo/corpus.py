@@ -37,9 +37,9 @@ class Sketches:
 
 
 def plain_name(subject: str) -> str:
-    """What a reply calls its subject: the kind it paints, never the words asked. A 2.4 M-parameter policy
-    cannot copy words it never saw, and the replies it wrote for held-out subjects broke in the attempt (in a
-    warm start that echoed the subject, 17 of 24 held-out replies failed the gate, many before the code)."""
+    """What a reply calls its subject: the kind it paints, never the words asked. A policy of a few million
+    parameters cannot copy words it never saw, and the replies it wrote for held-out subjects broke in the attempt
+    (in a warm start that echoed the subject, 17 of 24 held-out replies failed the gate, many before the code)."""
     return "a hibiscus" if subject_kind(subject) == "hibiscus" else "a flower"
 
 
