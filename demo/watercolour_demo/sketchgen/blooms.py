@@ -20,27 +20,28 @@ BloomPainter = Callable[[SketchWriter, Random, Bloom, Palette, float, str], None
 
 def hibiscus(w: SketchWriter, rng: Random, b: Bloom, p: Palette, detail: float, label: str) -> None:
     n = vertex_count(12, detail * b.size / 160)  # smaller blooms need fewer points
-    angles = [b.turn + k * 72 + rng.uniform(-8, 8) for k in range(5)]
+    petals = 5
+    angles = [b.turn + k * 360 / petals + rng.uniform(-8, 8) for k in range(petals)]
     lengths = [b.size * rng.uniform(0.92, 1.05) for _ in angles]
     w.section(f"Bloom{label}: five pale petals, then a warm glaze and a shaded edge on each.")
     alpha = rng.randint(160, 185)
     for k, (a, length) in enumerate(zip(angles, lengths, strict=True), 1):
-        w.wash(fan_petal(rng, b.x, b.y, a, length, 40, n, b.squash), p.petal[0], alpha, 0.3, 0.5, first=True, count=(k, 5))
+        w.wash(fan_petal(rng, b.x, b.y, a, length, 40, n, b.squash), p.petal[0], alpha, 0.3, 0.5, first=True, count=(k, petals))
     alpha = rng.randint(105, 125)
     for k, (a, length) in enumerate(zip(angles, lengths, strict=True), 1):
         glaze = fan_petal(rng, b.x, b.y, a + rng.uniform(-5, 5), length * rng.uniform(0.6, 0.7), 30, n, b.squash)
-        w.wash(glaze, p.petal[1], alpha, 0.25, 0.5, count=(k, 5))
+        w.wash(glaze, p.petal[1], alpha, 0.25, 0.5, count=(k, petals))
     alpha = rng.randint(60, 80)
     for k, (a, length) in enumerate(zip(angles, lengths, strict=True), 1):
         edge = fan_petal(rng, b.x, b.y, a, length * 0.97, 40, max(3, n // 3), b.squash, part=(0, 0.35))
-        w.wash(edge, p.petal[2], alpha, 0.2, 0.5, count=(k, 5))
+        w.wash(edge, p.petal[2], alpha, 0.2, 0.5, count=(k, petals))
 
     w.section("Eye: veins fanning into the petals, then darker washes at the throat.")
     for k, (a, length) in enumerate(zip(angles, lengths, strict=True), 1):
         a += rng.uniform(-6, 6)
         # The base lies across the vein: a base along it makes a flat triangle that p5.brush smears over the sheet.
         left, right = (polar(b.x, b.y, a + turn, 4) for turn in (-90, 90))
-        w.wash([left, polar(b.x, b.y, a, length * 0.6, b.squash), right], p.eye[0], 80, 0.1, 0.2, thin=True, count=(k, 5))
+        w.wash([left, polar(b.x, b.y, a, length * 0.6, b.squash), right], p.eye[0], 80, 0.1, 0.2, thin=True, count=(k, petals))
     for colour, share, alpha, base in zip(p.eye, (0.36, 0.24, 0.15), (130, 200, 230), (14, 12, 10), strict=True):
         w.wash(blob(rng, b.x, b.y, b.size * share, vertex_count(base, detail), b.squash, 0.2), colour, alpha, 0.3, 0.7)
     w.dot(b.x, b.y, b.size * 0.07, p.eye[2], 230, 0)
