@@ -5,7 +5,7 @@ PIP := $(PY) -m pip
 
 SCORER_VENV ?= .venv-scorer
 
-.PHONY: setup setup-scorer demo test stack-test lint bench bench-eval bench-demo bench-scorer bench-stack bench-webgl serve clean
+.PHONY: setup setup-scorer demo test stack-test lint bench bench-eval bench-demo bench-looks bench-scorer bench-stack bench-webgl serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
@@ -61,6 +61,10 @@ bench-eval: setup
 # make demo with three GRPO seeds, the first from an empty warm-start cache, against its targets (~50 min on 2 cores).
 bench-demo: setup
 	$(PY) bench/demo_bench.py
+
+# What each of the demo's eight looks earns, and the win rate its closing evaluation can show at best (~14 min on 2 cores).
+bench-looks: setup
+	$(PY) bench/looks_bench.py
 
 # The container stack: set-up, a cold build, up to healthy, each stack test, sizes (~15 min on 2 cores).
 bench-stack: setup

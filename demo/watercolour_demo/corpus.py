@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from watercolour_demo.sketchgen import as_reply, generate_sketch, subject_kind
+from watercolour_demo.sketchgen.looks import Look
 from watercolour_shared.prompts import chat_messages, system_prompt, user_prompt
 
 
@@ -19,14 +20,14 @@ class Sketches:
     detail: float  # the generator's knob: low detail is short code, which a small model can finish
     paper_wash: bool = True
 
-    def replies(self, count: int, seed: int) -> list[tuple[str, str]]:
-        """`count` (subject, reply) pairs."""
+    def replies(self, count: int, seed: int, look: Look | None = None) -> list[tuple[str, str]]:
+        """`count` (subject, reply) pairs; `look` paints every one in that look, and changes nothing else."""
         replies = []
         for i in range(count):
             subject = self.subjects[i % len(self.subjects)]
             knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
             named = plain_name(subject)
-            code = generate_sketch(subject, seed + i, title=named, **knobs)
+            code = generate_sketch(subject, seed + i, title=named, look=look, **knobs)
             replies.append((subject, as_reply(code, named, seed + i)))
         return replies
 

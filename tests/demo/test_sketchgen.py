@@ -229,6 +229,19 @@ async def test_sketches_render_in_chromium_and_pass_the_whole_gate(services):
         assert result.paint_fraction > 2 * BLANK_BELOW, subject
 
 
+def test_the_corpus_in_one_look_paints_the_same_scenes_in_that_look():
+    sketches = Sketches(("a peach hibiscus", "a violet anemone"), "single", 0.3, False)
+    drawn = sketches.replies(4, 11)
+    close = Look(2, 1.3, 1)
+    chosen = sketches.replies(4, 11, look=close)
+    assert [look_of(reply) for _, reply in chosen] == [close] * 4
+    assert len({look_of(reply) for _, reply in drawn}) > 1, "the seeds' own looks differ"
+    for (subject, own), (same_subject, in_look) in zip(drawn, chosen, strict=True):
+        assert subject == same_subject
+        changed = [line for line in difflib.ndiff(own.splitlines(), in_look.splitlines()) if line[:1] in "+-"]
+        assert all("const wash" in line or "scale(" in line for line in changed)
+
+
 def test_the_warm_starts_replies_name_the_kind_they_paint_never_the_words_asked():
     subject = "a lantern by a window"
     asked, named = generate_sketch(subject, 4).splitlines(), generate_sketch(subject, 4, title="a flower").splitlines()
