@@ -43,18 +43,17 @@ from watercolour_studio.eval.paintings import render_subject
 BENCH_DIR = Path(__file__).resolve().parent
 SEED = 101  # the corpus's scenes: any seed; the warm start trained on seeds from 0
 BETAS = (0.2, 0.1, 0.05)
-RENDERS_AT_ONCE = 2  # the stack's browsers
 
 
 def label(look: Look) -> str:
     return f"zoom-{look.zoom:g}-wash-{look.wash:g}-glaze-{look.glaze:g}"
 
 
-async def paint(env_url: str, samples: int, out: Path) -> dict[Look, list[list[Painting]]]:
-    """Each look's paintings, by subject and sample."""
+async def paint(stack: LocalStack, samples: int, out: Path) -> dict[Look, list[list[Painting]]]:
+    """Each look's paintings, by subject and sample; a subject for each browser at once."""
     config = WarmStartConfig()
     sketches = Sketches(config.subjects, config.composition, config.detail, config.paper_wash)
-    env, gate = EnvHttpClient(env_url), asyncio.Semaphore(RENDERS_AT_ONCE)
+    env, gate = EnvHttpClient(stack.env_url), asyncio.Semaphore(stack.browsers)
 
     async def one_subject(look: Look, index: int, subject: str, replies: list[str]) -> list[Painting]:
         async with gate:
@@ -113,7 +112,7 @@ def tuned_policy(rewards: dict[Look, float], wins: dict[Look, float], beta: floa
 async def measure(samples: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="looks-bench-") as scratch, LocalStack(Path(scratch) / "logs") as stack:
         out = Path(scratch)
-        paintings = await paint(stack.env_url, samples, out)
+        paintings = await paint(stack, samples, out)
         wins = await win_rates(paintings, out)
     every = {look: [p for row in paintings[look] for p in row] for look in EVERY_LOOK}
     rewards = {look: mean([reward(p) for p in every[look]]) for look in EVERY_LOOK}
