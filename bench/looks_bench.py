@@ -29,7 +29,6 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from watercolour_demo.corpus import Sketches
 from watercolour_demo.sketchgen.looks import EVERY_LOOK, QUALITIES, Look
 from watercolour_demo.stack import LocalStack
 from watercolour_demo.warm_start import WarmStartConfig
@@ -52,7 +51,7 @@ def label(look: Look) -> str:
 async def paint(stack: LocalStack, samples: int, out: Path) -> dict[Look, list[list[Painting]]]:
     """Each look's paintings, by subject and sample; a subject for each browser at once."""
     config = WarmStartConfig()
-    sketches = Sketches(config.subjects, config.composition, config.detail, config.paper_wash)
+    sketches = config.generator()
     env, gate = EnvHttpClient(stack.env_url), asyncio.Semaphore(stack.browsers)
 
     async def one_subject(look: Look, index: int, subject: str, replies: list[str]) -> list[Painting]:

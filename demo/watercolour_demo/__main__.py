@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from watercolour_demo import summary
+from watercolour_demo.evaluation import ClosingEval
 from watercolour_demo.memory import PeakMemory
 from watercolour_demo.progress import clock, say
 from watercolour_demo.runner import run_loop
@@ -26,6 +27,7 @@ from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import DEFAULT_CACHE, WarmStartConfig
 from watercolour_shared.reward import DEFAULT_MIX, format_weights, parse_weights, preset
 from watercolour_shared.run_dir.layout import RunLayout
+from watercolour_shared.subjects import SubjectsError, load_subjects
 
 DEFAULTS = WarmStartConfig()
 JUDGE_LED = format_weights(preset(DEFAULT_MIX))  # the trainer's --weights text
@@ -58,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
         default=3,
         help="paintings per held-out subject and policy in the closing evaluation (0: none)",
     )
+    p.add_argument(
+        "--eval-subjects",
+        type=Path,
+        default=ClosingEval.subjects,
+        help=f"the closing evaluation's held-out subjects, one a line (default {ClosingEval.subjects.stem})",
+    )
     p.add_argument("--browsers", type=int, default=2, help="Chromium instances rendering in parallel")
     p.add_argument("--env-url", help="train against this running environment instead of starting the local stack")
     p.add_argument("--report-to", default="trackio", help="trackio (local, under HF_HOME/trackio) or none")
@@ -84,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _interrupted)
+    closing = ClosingEval(args.eval_subjects, args.eval_samples)
+    try:  # before the previous run is replaced and minutes of warm start, not after
+        load_subjects(closing.subjects).held_out_from(list(DEFAULTS.subjects))
+    except SubjectsError as error:
+        say(f"--eval-subjects: {error}")
+        return 2
     run_dir = args.run_dir or DEFAULT_RUN_DIR
     if run_dir.exists() and any(run_dir.iterdir()):
         if args.run_dir:
@@ -110,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         with PeakMemory() as memory:
-            rows, context = run_loop(warm, grpo, args.cache_dir, run_dir, args.browsers, started, args.env_url, args.eval_samples)
+            rows, context = run_loop(warm, grpo, args.cache_dir, run_dir, args.browsers, started, args.env_url, closing)
     except KeyboardInterrupt:
         say("\ninterrupted: every process the demo started has been stopped")
         return 130

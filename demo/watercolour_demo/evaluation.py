@@ -10,6 +10,7 @@ model.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from watercolour_demo.processes import end_process_tree, start
@@ -22,19 +23,27 @@ WATERCOLOUR = [sys.executable, "-m", "watercolour_shared.cli"]  # the `watercolo
 NO_HELD_OUT_JUDGE = "the offline judge trained the policy and judges it here: the demo has no held-out judge"
 
 
-def eval_command(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, samples: int) -> list[str]:
+@dataclass(frozen=True)
+class ClosingEval:
+    """What the closing evaluation paints: `samples` paintings of each subject of `subjects`, per policy."""
+
+    subjects: Path = DEMO_EVAL_SUBJECTS_FILE
+    samples: int = 3
+
+
+def eval_command(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, closing: ClosingEval) -> list[str]:
     """Both policies sample as GRPO sampled (temperature, top-k, top-p, completion length), each sample seeded."""
     return [
         *WATERCOLOUR, "eval", "--a", str(warm_start), "--b", str(run_dir), "--env-url", env_url,
-        "--subjects", str(DEMO_EVAL_SUBJECTS_FILE), "--samples", str(samples), "--seed", str(grpo.seed),
+        "--subjects", str(closing.subjects), "--samples", str(closing.samples), "--seed", str(grpo.seed),
         "--temperature", str(grpo.temperature), "--top-k", str(TOP_K), "--top-p", str(TOP_P),
         "--max-new-tokens", str(grpo.max_completion_length), "--judge", "offline", "--quiet",
         *(part for subject in grpo.subjects for part in ("--trained-on", subject)),
     ]  # fmt: skip
 
 
-def evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, samples: int, log: Path) -> Evaluation:
-    process = start(eval_command(env_url, warm_start, run_dir, grpo, samples), log, child_environment(), ROOT)
+def evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, closing: ClosingEval, log: Path) -> Evaluation:
+    process = start(eval_command(env_url, warm_start, run_dir, grpo, closing), log, child_environment(), ROOT)
     try:
         code = process.wait()
     finally:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from watercolour_demo.evaluation import evaluate, numbers
+from watercolour_demo.evaluation import ClosingEval, evaluate, numbers
 from watercolour_demo.looks_chosen import step_looks
 from watercolour_demo.prepare import prepare
 from watercolour_demo.processes import end_process_tree, ready
@@ -30,11 +30,11 @@ def run_loop(
     browsers: int,
     started: float,
     env_url: str | None,
-    eval_samples: int,
+    closing: ClosingEval,
 ):
     """The metrics of every step, and what the summary reports besides them. `env_url`: an environment already
-    running (the compose CPU profile's), used instead of starting the local stack; `eval_samples`: paintings per
-    held-out subject and policy in the closing evaluation (0: none)."""
+    running (the compose CPU profile's), used instead of starting the local stack; `closing`: the held-out set and
+    paintings per subject and policy of the closing evaluation (0 paintings: none)."""
     if env_url and ready(env_url.rstrip("/")) is None:  # before minutes of warm start, not after
         raise RuntimeError(f"the environment at {env_url} is not ready (GET /ready): start it, or leave out --env-url")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -44,7 +44,7 @@ def run_loop(
         say(f"[4/5] GRPO: {grpo.steps} steps of {grpo.group_size} rollouts, through {RunLayout(run_dir).logs / 'trainer.log'}")
         rows = _train(url, Path(found["folder"]), run_dir, grpo, started)
         try:
-            evaluated, eval_failed = _evaluate(url, Path(found["folder"]), run_dir, grpo, eval_samples, started), None
+            evaluated, eval_failed = _evaluate(url, Path(found["folder"]), run_dir, grpo, closing, started), None
         except RuntimeError as error:  # the training is done: it is summarised all the same, and the demo exits 1
             say(f"      the evaluation failed: {error}")
             evaluated, eval_failed = None, str(error)
@@ -58,13 +58,16 @@ def run_loop(
     return rows, context
 
 
-def _evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, samples: int, started: float) -> dict | None:
-    if samples < 1:
+def _evaluate(
+    env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, closing: ClosingEval, started: float
+) -> dict | None:
+    if closing.samples < 1:
         say("[5/5] no evaluation (--eval-samples 0)")
         return None
     log = RunLayout(run_dir).logs / "eval.log"
-    say(f"[5/5] the final policy against its warm start: {samples} paintings of each held-out subject each, through {log}")
-    evaluation = numbers(evaluate(env_url, warm_start, run_dir, grpo, samples, log))
+    held_out = f"{closing.samples} paintings of each subject of {closing.subjects.stem}"
+    say(f"[5/5] the final policy against its warm start: {held_out} each, through {log}")
+    evaluation = numbers(evaluate(env_url, warm_start, run_dir, grpo, closing, log))
     say(f"      done, elapsed {clock(time.monotonic() - started)}")
     return evaluation
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from watercolour_demo.corpus import Sketches
 from watercolour_demo.sketchgen import generate_sketch
 from watercolour_demo.sketchgen.looks import EVERY_LOOK
 from watercolour_shared.prompts import system_prompt, user_prompt
@@ -65,6 +66,10 @@ class WarmStartConfig:
     lr: float = 3e-3
     seed: int = 0
 
+    def generator(self, subjects: tuple[str, ...] | None = None) -> Sketches:
+        """The generator as this warm start paints: its subjects (or `subjects`) in turn, its knobs."""
+        return Sketches(subjects or self.subjects, self.composition, self.detail, self.paper_wash)
+
     def key(self) -> str:
         # A sketch of every subject in every look: a change to the generator's painting of any of them is a new key.
         knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
@@ -97,13 +102,13 @@ def cached_warm_start(config: WarmStartConfig, cache_dir: Path, on_step: Callabl
 def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None) -> dict:
     # Torch and transformers load here, not on import: the demo's own process only needs the configuration.
     from watercolour_demo import supervised
-    from watercolour_demo.corpus import Sketches, prompt_ids, reply_ids
+    from watercolour_demo.corpus import prompt_ids, reply_ids
     from watercolour_demo.corpus_subjects import corpus_subjects
     from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     started = time.monotonic()
     subjects = corpus_subjects(config.subjects, config.sketches, config.seed)
-    sketches = Sketches(tuple(subjects), config.composition, config.detail, config.paper_wash)
+    sketches = config.generator(tuple(subjects))
     replies = sketches.replies(config.sketches, config.seed)
     texts = sketches.tokenizer_texts([reply for _, reply in replies[:TOKENIZER_SKETCHES]])
     tokenizer = build_tokenizer(texts, config.vocab_size, whole_lines=True)

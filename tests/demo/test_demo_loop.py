@@ -208,8 +208,11 @@ def test_ctrl_c_during_the_warm_start_leaves_no_half_built_policy(tmp_path):
 
 
 def test_with_env_url_the_demo_trains_against_that_environment_and_starts_none(tmp_path, cache_dir):
+    held_out = tmp_path / "two-held-out.txt"
+    held_out.write_text("# the closing evaluation's own set\na lilac sweet pea\na white magnolia\n")
     with LocalStack(tmp_path / "stack-logs") as stack:  # stands in for the compose CPU profile's env-cpu
-        demo, output = launch(tmp_path, cache_dir, "--env-url", stack.env_url, "--steps", "1")
+        more = ("--env-url", stack.env_url, "--steps", "1", "--eval-subjects", str(held_out))
+        demo, output = launch(tmp_path, cache_dir, *more)
         seen: dict[int, Watched] = {}
         while demo.poll() is None:
             watch(demo, seen)
@@ -221,6 +224,8 @@ def test_with_env_url_the_demo_trains_against_that_environment_and_starts_none(t
         assert "watercolour_grpo.py" in commands and "watercolour_env.server.app" not in commands
         (row,) = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
         assert row["rollouts"] == 4 and row["dropped"] == 0
+        evaluation = json.loads((tmp_path / "run" / "summary.json").read_text())["evaluation"]
+        assert evaluation["subjects"]["name"] == "two-held-out" and evaluation["subjects"]["count"] == 2
 
 
 def test_an_environment_url_that_does_not_answer_is_refused_before_the_warm_start(tmp_path):
@@ -229,3 +234,24 @@ def test_an_environment_url_that_does_not_answer_is_refused_before_the_warm_star
     assert demo.wait(60) == 1
     assert "is not ready (GET /ready)" in output.read_text()
     assert not cache.exists()  # refused before any warm start was built
+
+
+@pytest.mark.parametrize(
+    ("subjects", "said"),
+    [
+        ("a golden marigold\na white magnolia\n", "trained-on subjects are not held out: a golden marigold"),
+        (None, "cannot read subjects from"),
+    ],
+)
+def test_a_closing_eval_set_that_cannot_measure_held_out_painting_is_refused_before_anything_starts(tmp_path, subjects, said):
+    held_out = tmp_path / "held-out.txt"
+    if subjects is not None:
+        held_out.write_text(subjects)
+    (tmp_path / "run").mkdir()
+    kept = tmp_path / "run" / "earlier.txt"
+    kept.write_text("an earlier run")
+    demo, output = launch(tmp_path, tmp_path / "cache", "--eval-subjects", str(held_out))
+    assert demo.wait(60) == 2
+    (line,) = output.read_text().strip().splitlines()  # one line, no traceback
+    assert line.startswith("--eval-subjects: ") and said in line
+    assert kept.exists() and not (tmp_path / "cache").exists()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from watercolour_demo.evaluation import eval_command
+from watercolour_demo.evaluation import ClosingEval, eval_command
 from watercolour_demo.training import TOP_K, TOP_P, GrpoSettings, trainer_command
 from watercolour_shared.reward import DEFAULT_MIX, format_weights, preset
 from watercolour_trainer import config
@@ -26,6 +26,6 @@ def test_grpo_samples_with_the_demos_top_k_and_top_p(tmp_path):
     parsed = config.parse(command[2:])  # after the interpreter and the script
     assert (parsed.top_k, parsed.top_p, parsed.temperature) == (TOP_K, TOP_P, SETTINGS.temperature)
 
-    evaluation = eval_command("http://127.0.0.1:1", Path("model"), tmp_path, SETTINGS, 3)
+    evaluation = eval_command("http://127.0.0.1:1", Path("model"), tmp_path, SETTINGS, ClosingEval())
     assert evaluation[evaluation.index("--top-k") + 1] == str(TOP_K)
     assert evaluation[evaluation.index("--top-p") + 1] == str(TOP_P)
