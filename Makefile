@@ -40,7 +40,8 @@ demo: setup
 test: setup setup-scorer
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/pytest -q
+	# The slowest tests named at the end: where CI's time goes.
+	$(VENV)/bin/pytest -q --durations=25
 
 # The CPU profile as containers: builds the images, brings the stack up, runs tests/stack against it and
 # tears it down, leaving nothing behind (installs Docker, Compose and a local Debian base where missing).

@@ -43,4 +43,4 @@ timed() {
 # shellcheck disable=SC2086
 timed build docker compose build --quiet ${WATERCOLOUR_STACK_BUILD_ARGS:-}
 # The tests bring the stack up themselves (tests/stack/compose.py), timing it, and restore it after faults.
-WATERCOLOUR_STACK="$COMPOSE_PROJECT_NAME" timed tests "$root/.venv/bin/pytest" -q -s tests/stack "$@"
+WATERCOLOUR_STACK="$COMPOSE_PROJECT_NAME" timed tests "$root/.venv/bin/pytest" -q -s --durations=15 tests/stack "$@"
