@@ -20,14 +20,17 @@ class Sketches:
     detail: float  # the generator's knob: low detail is short code, which a small model can finish
     paper_wash: bool = True
 
+    def knobs(self) -> dict:
+        """The generator's keyword arguments as these sketches are painted."""
+        return {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
+
     def replies(self, count: int, seed: int, look: Look | None = None) -> list[tuple[str, str]]:
         """`count` (subject, reply) pairs; `look` paints every one in that look, and changes nothing else."""
         replies = []
         for i in range(count):
             subject = self.subjects[i % len(self.subjects)]
-            knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
             named = plain_name(subject)
-            code = generate_sketch(subject, seed + i, title=named, look=look, **knobs)
+            code = generate_sketch(subject, seed + i, title=named, look=look, **self.knobs())
             replies.append((subject, as_reply(code, named, seed + i)))
         return replies
 

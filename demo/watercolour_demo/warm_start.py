@@ -72,7 +72,7 @@ class WarmStartConfig:
 
     def key(self) -> str:
         # A sketch of every subject in every look: a change to the generator's painting of any of them is a new key.
-        knobs = {"composition": self.composition, "detail": self.detail, "paper_wash": self.paper_wash}
+        knobs = self.generator().knobs()
         sketches = [generate_sketch(subject, 0, look=look, **knobs) for subject in self.subjects for look in EVERY_LOOK]
         probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
         # The prompts every example answers: a policy warm-started on other words meets GRPO's as a stranger.
