@@ -36,11 +36,11 @@ demo: setup
 	$(VENV)/bin/python -m watercolour_demo
 
 # The test command: lint, then every test against real Chromium, real Redis and
-# the real hpsv3 code path (on a tiny random model, in the scorer's environment).
+# the real hpsv3 code path (on a tiny random model, in the scorer's environment); the slowest tests are named
+# at the end: where CI's time goes.
 test: setup setup-scorer
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	# The slowest tests named at the end: where CI's time goes.
 	$(VENV)/bin/pytest -q --durations=25
 
 # The CPU profile as containers: builds the images, brings the stack up, runs tests/stack against it and

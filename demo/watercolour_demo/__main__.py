@@ -57,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--eval-samples",
         type=int,
-        default=3,
+        default=ClosingEval.samples,
         help="paintings per held-out subject and policy in the closing evaluation (0: none)",
     )
     p.add_argument(
