@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     closing = ClosingEval(args.eval_subjects, args.eval_samples)
     try:  # before the previous run is replaced and minutes of warm start, not after
-        load_subjects(closing.subjects).held_out_from(list(DEFAULTS.subjects))
+        evaluated = load_subjects(closing.subjects).held_out_from(list(DEFAULTS.subjects))
     except SubjectsError as error:
         say(f"--eval-subjects: {error}")
         return 2
@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"replacing the previous demo run in {run_dir} (--run-dir keeps a run elsewhere)")
         shutil.rmtree(run_dir)
     warm = replace(DEFAULTS, size=args.model_size, sketches=args.warm_start_sketches, epochs=args.warm_start_epochs)
+    warm = warm.apart_from(evaluated)
     grpo = GrpoSettings(
         subjects=warm.subjects,
         steps=args.steps,

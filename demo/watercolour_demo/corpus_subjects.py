@@ -3,8 +3,8 @@ a subject drawn from templates, so that the tiny policy meets many prompts and p
 (the held-out subjects of its evaluation among them) instead of breaking on a prompt it never saw.
 
 Whatever the words, the generator paints a flower (a hibiscus where the subject says so), in the palette a
-colour word asks for. Held-out subjects are never drawn (tests/shared/test_eval_subjects.py), and none of
-these nouns is a held-out subject's.
+colour word asks for. Held-out subjects are never drawn: the shipped set's, and those of a closing eval
+the caller names (tests/demo/test_corpus_subjects.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from random import Random
 
 from watercolour_demo.sketchgen import PALETTES
-from watercolour_shared.subjects import EVAL_SUBJECTS_FILE, load_subjects
+from watercolour_shared.subjects import EVAL_SUBJECTS_FILE, load_subjects, normal_subject
 
 COLOURS = sorted({word for palette in PALETTES.values() for word in palette.words} | {"white", "pale", "deep"})
 FLOWERS = (
@@ -74,16 +74,17 @@ TEMPLATES = (
 )
 
 
-def corpus_subjects(named: tuple[str, ...], count: int, seed: int) -> list[str]:
-    """The subject of each of `count` sketches: `named` in turn at even places, drawn ones at odd places."""
-    held_out = {s.lower() for s in load_subjects(EVAL_SUBJECTS_FILE).subjects}  # the demo's set is a third of it
+def corpus_subjects(named: tuple[str, ...], count: int, seed: int, held_out: tuple[str, ...] = ()) -> list[str]:
+    """The subject of each of `count` sketches: `named` in turn at even places, drawn ones at odd places,
+    none of them the shipped held-out set's (the demo's set is a third of it) or in `held_out`."""
+    kept_out = {normal_subject(s) for s in (*load_subjects(EVAL_SUBJECTS_FILE).subjects, *held_out)}
     rng = Random(f"subjects:{seed}")
     subjects = []
     for i in range(count):
         if i % 2 == 0:
             subjects.append(named[i // 2 % len(named)])
             continue
-        while (subject := _drawn(rng)).lower() in held_out:
+        while normal_subject(subject := _drawn(rng)) in kept_out:
             pass
         subjects.append(subject)
     return subjects

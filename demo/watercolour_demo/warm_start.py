@@ -15,14 +15,15 @@ import shutil
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from watercolour_demo.corpus import Sketches
+from watercolour_demo.corpus_subjects import corpus_subjects
 from watercolour_demo.sketchgen import generate_sketch
 from watercolour_demo.sketchgen.looks import EVERY_LOOK
 from watercolour_shared.prompts import system_prompt, user_prompt
-from watercolour_shared.subjects import DEFAULT_SUBJECT
+from watercolour_shared.subjects import DEFAULT_SUBJECT, SubjectSet
 
 # What GRPO trains on: both bloom painters (hibiscus, flower) in six palettes. The warm start paints them in
 # half its sketches and subjects drawn from templates in the other half (corpus_subjects.py). None of them is
@@ -65,6 +66,19 @@ class WarmStartConfig:
     batch_size: int = 8
     lr: float = 3e-3
     seed: int = 0
+    # Subjects its corpus must not draw besides the shipped held-out set: a closing eval's own (apart_from).
+    held_out: tuple[str, ...] = ()
+
+    def sketch_subjects(self) -> list[str]:
+        """The subject of each sketch it learns from."""
+        return corpus_subjects(self.subjects, self.sketches, self.seed, self.held_out)
+
+    def apart_from(self, evaluated: SubjectSet) -> WarmStartConfig:
+        """This warm start, or, where its corpus draws a subject of `evaluated`, one whose corpus draws none of
+        them (a new key): an evaluation calls its subjects held out, so the policy must never have seen them."""
+        if not evaluated.shared_with(self.sketch_subjects()):
+            return self
+        return replace(self, held_out=evaluated.subjects)
 
     def generator(self, subjects: tuple[str, ...] | None = None) -> Sketches:
         """The generator as this warm start paints: its subjects (or `subjects`) in turn, its knobs."""
@@ -77,7 +91,10 @@ class WarmStartConfig:
         probe = hashlib.sha256("".join(sketches).encode()).hexdigest()
         # The prompts every example answers: a policy warm-started on other words meets GRPO's as a stranger.
         prompts = hashlib.sha256((system_prompt() + user_prompt("\0")).encode()).hexdigest()
-        described = json.dumps({"format": FORMAT, "probe": probe, "prompts": prompts, **asdict(self)}, sort_keys=True)
+        fields = asdict(self)
+        if not self.held_out:
+            del fields["held_out"]  # so every key from before the field existed still names its cached policy
+        described = json.dumps({"format": FORMAT, "probe": probe, "prompts": prompts, **fields}, sort_keys=True)
         return hashlib.sha256(described.encode()).hexdigest()[:16]
 
 
@@ -103,11 +120,10 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     # Torch and transformers load here, not on import: the demo's own process only needs the configuration.
     from watercolour_demo import supervised
     from watercolour_demo.corpus import prompt_ids, reply_ids
-    from watercolour_demo.corpus_subjects import corpus_subjects
     from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     started = time.monotonic()
-    subjects = corpus_subjects(config.subjects, config.sketches, config.seed)
+    subjects = config.sketch_subjects()
     sketches = config.generator(tuple(subjects))
     replies = sketches.replies(config.sketches, config.seed)
     texts = sketches.tokenizer_texts([reply for _, reply in replies[:TOKENIZER_SKETCHES]])

@@ -31,11 +31,14 @@ class SubjectSet:
     def sha256(self) -> str:
         return hashlib.sha256("\n".join(self.subjects).encode()).hexdigest()
 
+    def shared_with(self, others: list[str]) -> list[str]:
+        """This set's subjects that `others` names too, whatever their case and spacing."""
+        known = {normal_subject(subject) for subject in others}
+        return [subject for subject in self.subjects if normal_subject(subject) in known]
+
     def held_out_from(self, trained: list[str]) -> SubjectSet:
         """This set, or SubjectsError naming every subject it shares with `trained`."""
-        known = {_normal(subject) for subject in trained}
-        shared = [subject for subject in self.subjects if _normal(subject) in known]
-        if shared:
+        if shared := self.shared_with(trained):
             raise SubjectsError(f"{self.name}: trained-on subjects are not held out: {', '.join(shared)}")
         return self
 
@@ -49,11 +52,12 @@ def load_subjects(path: Path = EVAL_SUBJECTS_FILE) -> SubjectSet:
     if not subjects:
         raise SubjectsError(f"{path}: no subjects")
     seen: set[str] = set()
-    repeated = [subject for subject in subjects if _normal(subject) in seen or seen.add(_normal(subject))]
+    repeated = [subject for subject in subjects if normal_subject(subject) in seen or seen.add(normal_subject(subject))]
     if repeated:
         raise SubjectsError(f"{path}: subjects repeated: {', '.join(repeated)}")
     return SubjectSet(Path(path).stem, subjects)
 
 
-def _normal(subject: str) -> str:
+def normal_subject(subject: str) -> str:
+    """The form two spellings of one subject share: lower case, single spaces."""
     return " ".join(subject.lower().split())
