@@ -8,8 +8,11 @@ import pytest
 
 from tests.studio.conftest import watercolour
 from tests.studio.film import BARE_PRIMITIVE, GOOD, REFUSAL, write_step
+from watercolour_shared.prompts import user_prompt
 from watercolour_shared.render_wire import Violation
-from watercolour_shared.run_dir import RunReader, RunWriter
+from watercolour_shared.run_dir import FilmRollout, RolloutRecord, RunReader, RunWriter
+from watercolour_studio.checks.film_checks import reward_moves
+from watercolour_studio.checks.trend import linear_trend
 
 CHECKS = [
     "environment rendered",
@@ -124,16 +127,52 @@ def test_two_steps_are_too_few_for_a_trend(film_copy):
     ("means", "status"),
     [
         ([0.40, 0.55, 0.45], "skip"),  # interval across 0, 3 steps: too short to judge
-        ([0.70, 0.60, 0.50, 0.40], "fail"),  # a short run whose whole interval is below 0 went down
+        ([0.902, 0.576, 0.298], "skip"),  # falling in 3 steps, as three subjects' turns did in a real run
         ([0.40, 0.55, 0.45, 0.50, 0.42, 0.56, 0.44, 0.51, 0.43, 0.52], "fail"),  # 10 steps, no trend: not learning
+        ([0.70, 0.65, 0.62, 0.58, 0.55, 0.50, 0.48, 0.44, 0.40, 0.37], "fail"),  # 10 steps going down
     ],
 )
-def test_an_undecided_trend_is_skipped_only_in_a_short_run(film_copy, means, status):
+def test_a_short_run_is_skipped_unless_it_trends_up(film_copy, means, status):
     write_adapter(film_copy)
     with_means(film_copy, means)
     code, checks = check_run(film_copy)
     assert checks["reward trends up"]["status"] == status, checks["reward trends up"]
     assert code == (1 if status == "fail" else 0)
+
+
+def subjects_film(cells: dict[tuple[int, str], list[float]]) -> list[FilmRollout]:
+    """Scored rollouts of these (step, subject) cells, one per reward."""
+    records = [
+        RolloutRecord(
+            step=step,
+            index=i,
+            group=0,
+            prompt=user_prompt(subject),
+            seed=i,
+            reward=reward,
+            dropped_reason=None,
+            reply="",
+            evaluation=None,
+        )
+        for (step, subject), rewards in cells.items()
+        for i, reward in enumerate(rewards)
+    ]
+    return [FilmRollout(record, None, None) for record in records]
+
+
+def test_the_trend_is_taken_within_subjects_when_a_run_paints_them_in_turn(film_copy):
+    """An easy and a hard subject in turn, each rising: the step means zigzag, each subject climbs."""
+    rewards = {(step, "a fern" if step % 2 else "a fox"): (0.8 if step % 2 else 0.3) + 0.01 * step for step in range(1, 13)}
+    noisy = {cell: [reward - 0.004, reward + 0.004 * (cell[0] % 3)] for cell, reward in rewards.items()}
+    with_means(film_copy, [float(np.mean(values)) for values in noisy.values()])
+    metrics = RunReader(film_copy).metrics()
+    over_steps = linear_trend([float(row.step) for row in metrics], [row.reward_mean for row in metrics])
+    assert over_steps.low < 0 < over_steps.high  # the step means alone would call this run "not learning"
+
+    check = reward_moves(metrics, subjects_film(noisy))
+    assert check.status == "pass", check
+    assert "per step within subjects" in check.line and "12 points" in check.line
+    assert reward_moves(metrics, subjects_film({cell: values for cell, values in noisy.items() if cell[0] < 3})).status == "fail"
 
 
 def test_a_painting_without_code_and_a_missing_adapter_fail(film_copy):

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from statistics import fmean
 
 from watercolour_shared.run_dir import FilmRollout, StepMetrics, all_equal
 from watercolour_shared.violations import ViolationCode
 from watercolour_studio.checks.report import Check
-from watercolour_studio.checks.trend import linear_trend
+from watercolour_studio.checks.trend import Trend, linear_trend
 from watercolour_studio.eval.diversity import COLLAPSE_SHARE, spread
 
 FLAT = 1e-9  # a component this close to 0 at every step is flat at 0
@@ -32,14 +33,19 @@ def rendered(rollouts: list[FilmRollout], max_timeout_share: float) -> Check:
     return Check("environment rendered", "pass" if ok else "fail", f"{line} (at most {max_timeout_share:.0%} allowed)", evidence)
 
 
-def reward_moves(metrics: list[StepMetrics]) -> Check:
+def reward_moves(metrics: list[StepMetrics], rollouts: list[FilmRollout]) -> Check:
     """The mean reward trends up (its slope's whole 95% interval above 0) and no component is flat at 0.
 
-    An interval across 0 fails a run of VERDICT_STEPS steps or more; a shorter run is skipped, since so
-    few steps cannot tell "not learning" from "too early to show". A component flat at 0 fails at any length.
+    The slope is taken within subjects where the run paints its subjects again (subject_means), so a hard
+    subject's turn does not read as a fall; otherwise over the steps' mean rewards. An interval across 0 fails a
+    run of VERDICT_STEPS steps or more. A shorter run is skipped whatever its slope, since so few steps cannot
+    tell "not learning" or "falling" from "too early" or "a harder subject". A component flat at 0 fails at any
+    length.
     """
     points = [(row.step, row.reward_mean) for row in metrics if row.reward_mean is not None]
-    trend = linear_trend([float(x) for x, _ in points], [float(y) for _, y in points])
+    trend, basis = subject_means(rollouts), "within subjects"
+    if trend is None:
+        trend, basis = linear_trend([float(x) for x, _ in points], [float(y) for _, y in points]), "of step means"
     flat = [name for name, values in _components(metrics).items() if all(abs(v or 0.0) < FLAT for v in values)]
     evidence = [_describe(name, values) for name, values in _components(metrics).items()]
     flat_note = f"; flat at 0: {', '.join(flat)}" if flat else ""
@@ -47,15 +53,30 @@ def reward_moves(metrics: list[StepMetrics]) -> Check:
     if trend is None:
         line = f"{len(points)} steps with a mean reward: too few for a slope{flat_note}"
         return Check(TREND, "fail" if flat or not short else "skip", line, evidence)
-    interval = f"95% interval {trend.low:+.4f} to {trend.high:+.4f}, {trend.points} steps"
-    line = f"slope {trend.slope:+.4f} per step ± {trend.stderr:.4f} ({interval}){flat_note}"
+    interval = f"95% interval {trend.low:+.4f} to {trend.high:+.4f}, {trend.points} points"
+    line = f"slope {trend.slope:+.4f} per step {basis} ± {trend.stderr:.4f} ({interval}){flat_note}"
     if flat:
         return Check(TREND, "fail", line, evidence)
     if trend.low > 0:
         return Check(TREND, "pass", line, evidence)
-    if short and trend.high > 0:
+    if short:
         return Check(TREND, "skip", f"{line}; under {VERDICT_STEPS} steps: too short to judge", evidence)
     return Check(TREND, "fail", line, evidence)
+
+
+def subject_means(rollouts: list[FilmRollout]) -> Trend | None:
+    """The slope within subjects of each subject's mean reward at each step, for a run of several subjects where
+    those painted at two steps or more hold at least half of these means; None otherwise (one subject: the step
+    means are its own; a new prompt every step; too few repeats)."""
+    rewards: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for record in (rollout.record for rollout in rollouts):
+        if record.reward is not None:
+            rewards[(record.step, record.prompt)].append(record.reward)
+    if len({prompt for _, prompt in rewards}) < 2:
+        return None
+    steps = [float(step) for step, _ in rewards]
+    trend = linear_trend(steps, [fmean(values) for values in rewards.values()], [prompt for _, prompt in rewards])
+    return trend if trend is not None and 2 * trend.points >= len(rewards) else None
 
 
 def groups_vary(rollouts: list[FilmRollout]) -> Check:

@@ -32,7 +32,7 @@ def run_checks(run: RunReader, options: CheckOptions) -> list[Check]:
     dataset_repo = options.rollouts_repo or (rollouts_repo(pushed) if pushed else None)
     return [
         rendered(rollouts, options.max_timeout_share),
-        reward_moves(run.metrics()),
+        reward_moves(run.metrics(), rollouts),
         groups_vary(rollouts),
         artifacts(run, rollouts, hub, adapter_repo, dataset_repo),
         paintings_vary(rollouts),
