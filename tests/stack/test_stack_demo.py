@@ -1,9 +1,8 @@
 """The CPU profile's `demo` service: a short GRPO run against env-cpu, in its container, whose run directory
 (in the `runs` volume) passes `watercolour check-run` as a user would run it on what they copied out.
 
-Two steps are too few for check-run's reward trend (skipped; a slope over three steps of three different
-subjects can fall by the subjects alone); nothing may fail, both steps' metrics must be read, and no
-reward component may be flat at 0."""
+Two steps are too few for check-run's reward trend (skipped, as any run under 10 steps that does not trend
+up is); nothing may fail, both steps' metrics must be read, and no reward component may be flat at 0."""
 
 from __future__ import annotations
 
