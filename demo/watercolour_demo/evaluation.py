@@ -25,16 +25,19 @@ NO_HELD_OUT_JUDGE = "the offline judge trained the policy and judges it here: th
 
 @dataclass(frozen=True)
 class ClosingEval:
-    """What the closing evaluation paints: `samples` paintings of each subject of `subjects`, per policy."""
+    """What the closing evaluation paints: `samples` paintings of each subject of `subjects`, per policy, into
+    `folder` of the run directory."""
 
     subjects: Path = DEMO_EVAL_SUBJECTS_FILE
     samples: int = 3
+    folder: str = EVAL_DIR
 
 
 def eval_command(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, closing: ClosingEval) -> list[str]:
     """Both policies sample as GRPO sampled (temperature, top-k, top-p, completion length), each sample seeded."""
     return [
         *WATERCOLOUR, "eval", "--a", str(warm_start), "--b", str(run_dir), "--env-url", env_url,
+        "--out", str(run_dir / closing.folder),
         "--subjects", str(closing.subjects), "--samples", str(closing.samples), "--seed", str(grpo.seed),
         "--temperature", str(grpo.temperature), "--top-k", str(TOP_K), "--top-p", str(TOP_P),
         "--max-new-tokens", str(grpo.max_completion_length), "--judge", "offline", "--quiet",
@@ -48,13 +51,13 @@ def evaluate(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, 
         code = process.wait()
     finally:
         end_process_tree(process)
-    evaluation = read_evaluation(run_dir / EVAL_DIR)
+    evaluation = read_evaluation(run_dir / closing.folder)
     if code != 0 or evaluation is None:
         raise RuntimeError(f"the evaluation failed (exit {code}): see {log}")
     return evaluation
 
 
-def numbers(evaluation: Evaluation) -> dict:
+def numbers(evaluation: Evaluation, folder: str = EVAL_DIR) -> dict:
     """What the summary reports of the evaluation: its own fields, as eval.json spells them, and the demo's note."""
     match = evaluation.head_to_head.model_dump(include={"win_rate", "wins", "losses", "ties", "left_out", "better"})
     return {
@@ -63,5 +66,5 @@ def numbers(evaluation: Evaluation) -> dict:
         "note": NO_HELD_OUT_JUDGE,
         **match,
         **evaluation.model_dump(include={"diversity_ratio", "warnings"}),
-        "page": str(Path(EVAL_DIR) / "index.html"),
+        "page": str(Path(folder) / "index.html"),
     }

@@ -67,7 +67,7 @@ def _evaluate(
     log = RunLayout(run_dir).logs / "eval.log"
     held_out = f"{closing.samples} paintings of each subject of {closing.subjects.stem}"
     say(f"[5/5] the final policy against its warm start: {held_out} each, through {log}")
-    evaluation = numbers(evaluate(env_url, warm_start, run_dir, grpo, closing, log))
+    evaluation = numbers(evaluate(env_url, warm_start, run_dir, grpo, closing, log), closing.folder)
     say(f"      done, elapsed {clock(time.monotonic() - started)}")
     return evaluation
 
