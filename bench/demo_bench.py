@@ -16,9 +16,11 @@ true win rate of 70%, 24 comparisons put the interval's lower bound near 52%. So
 bench evaluates each final policy again, against its warm start, on the default held-out set (24 subjects x
 `--held-out-samples`, 4 by default: 96 comparisons, the lower bound near 61% at 70%), sampling as the demo's
 GRPO sampled, through a local stack of its own; the targets are judged on that evaluation. Every seed's is
-drawn with the same sampling seed: the warm start writes the same replies for each, and their renders come
-from the cache after the first seed. It costs each seed 96 replies of each policy and the final policy's
-192 paintings at most (docs/evaluation.md says what these cost on 2 cores: tens of minutes a seed);
+drawn with the same sampling seed, so where the seeds share a warm start and its sampling, the warm start's
+replies are written once (the first seed's are copied into the others' eval folders, which `watercolour eval`
+resumes from) and their renders come from the cache. It costs each seed the final policy's 96 replies and
+paintings (docs/evaluation.md says what these cost on 2 cores: tens of minutes a seed), and the first the
+warm start's too;
 `--held-out-samples 0` leaves it out and judges the targets on the demo's own evaluation.
 
     python bench/demo_bench.py [--out DIR] [--cache-dir DIR] [--held-out-samples N] [-- DEMO OPTIONS]
@@ -39,10 +41,12 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from shutil import copyfile
 
 from watercolour_demo.evaluation import ClosingEval, evaluate, numbers
 from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings
+from watercolour_shared.run_dir.evaluation import replies_file
 from watercolour_shared.run_dir.layout import RunLayout
 from watercolour_shared.subjects import EVAL_SUBJECTS_FILE
 
@@ -51,6 +55,7 @@ ROOT = BENCH_DIR.parent
 SEEDS = 3
 HELD_OUT_SEED = 20261205  # one sampling seed for every GRPO seed's held-out evaluation (see above)
 HELD_OUT_FOLDER = "eval-held-out"  # in each seed's run directory, beside the demo's own eval/
+WARM_START = "A"  # the demo's eval command passes the warm start as --a
 TARGETS = {
     "from_nothing_s": 18 * 60,  # `make demo` on a fresh machine: set-up, warm start, GRPO and the evaluation
     "peak_memory_gb": 4.0,
@@ -95,9 +100,20 @@ def demo_run(python: Path, checkout: Path, cache_dir: Path, run_dir: Path, seed:
     }
 
 
-def held_out_evaluation(run_dir: Path, env_url: str, samples: int) -> dict:
+def warm_start_sampling(run_dir: Path) -> tuple:
+    """What the warm start's held-out replies depend on: which warm start, and how the demo samples it."""
+    summary = json.loads(RunLayout(run_dir).summary_json.read_text())
+    settings = summary["settings"]
+    return summary["warm_start"]["folder"], settings["temperature"], settings["max_completion_length"]
+
+
+def held_out_evaluation(run_dir: Path, env_url: str, samples: int, warm_replies_from: Path | None) -> dict:
     """The seed's final policy against its warm start on the default held-out set, sampled as its GRPO sampled
-    (the settings and the warm start its summary records), with the bench's one sampling seed."""
+    (the settings and the warm start its summary records), with the bench's one sampling seed. `warm_replies_from`:
+    an eval folder whose warm-start replies are this one's (the same warm start, sampled alike)."""
+    if warm_replies_from is not None:
+        (run_dir / HELD_OUT_FOLDER).mkdir(parents=True, exist_ok=True)
+        copyfile(replies_file(warm_replies_from, WARM_START), replies_file(run_dir / HELD_OUT_FOLDER, WARM_START))
     summary = json.loads(RunLayout(run_dir).summary_json.read_text())
     settings = {**summary["settings"], "subjects": tuple(summary["settings"]["subjects"]), "seed": HELD_OUT_SEED}
     closing = ClosingEval(EVAL_SUBJECTS_FILE, samples, HELD_OUT_FOLDER)
@@ -132,10 +148,13 @@ def main(options: list[str], kept_cache: Path | None, held_out_samples: int) -> 
         where = [fresh] + [this] * (SEEDS - 1)
         runs = [demo_run(*where[i], cache, Path(scratch) / f"seed-{i}", seed + i, options) for i in range(SEEDS)]
         if held_out_samples > 0:
+            first = Path(runs[0]["run_dir"])
             with LocalStack(Path(scratch) / "held-out-logs") as stack:
                 for run in runs:
-                    began = time.monotonic()
-                    run["held_out_evaluation"] = held_out_evaluation(Path(run["run_dir"]), stack.env_url, held_out_samples)
+                    run_dir, began = Path(run["run_dir"]), time.monotonic()
+                    alike = run_dir != first and warm_start_sampling(run_dir) == warm_start_sampling(first)
+                    replies = first / HELD_OUT_FOLDER if alike else None
+                    run["held_out_evaluation"] = held_out_evaluation(run_dir, stack.env_url, held_out_samples, replies)
                     run["held_out_evaluation_s"] = round(time.monotonic() - began, 1)
     if from_nothing:
         from_nothing["total_s"] = round(from_nothing["setup_s"] + runs[0]["process_s"], 1)

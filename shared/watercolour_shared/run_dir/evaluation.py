@@ -19,6 +19,12 @@ EVALUATION = "eval.json"
 EVAL_DIR = "eval"
 EVALUATION_VERSION = 1
 
+
+def replies_file(folder: Path, label: str) -> Path:
+    """Where one policy's replies are kept as they are written (a rerun into the folder writes only the missing)."""
+    return Path(folder) / f"replies-{label}.jsonl"
+
+
 Outcome = Literal["win", "loss", "tie", "left-out"]  # for B, against A
 
 

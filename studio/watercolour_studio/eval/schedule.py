@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from watercolour_shared.env_client import EnvHttpClient
-from watercolour_shared.run_dir.evaluation import Painting
+from watercolour_shared.run_dir.evaluation import Painting, replies_file
 from watercolour_studio.eval.paintings import Replies, render_subject, write_subject
 from watercolour_studio.eval.policies import Policy
 
@@ -52,7 +52,7 @@ async def paint_all(
     progress: Callable[[int], None],
 ) -> tuple[dict[str, list[list[Painting]]], dict[str, float]]:
     """Each policy's paintings, subject by subject, and where the time went."""
-    replies = {label: Replies(out / f"replies-{label}.jsonl") for label in policies}
+    replies = {label: Replies(replies_file(out, label)) for label in policies}
     writing, rendering, environment = asyncio.Lock(), asyncio.Semaphore(SUBJECTS_IN_FLIGHT), BusyClock()
 
     async def paint(label: str, index: int, subject: str) -> list[Painting]:
