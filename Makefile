@@ -60,8 +60,8 @@ bench-eval: setup
 	$(PY) bench/eval_bench.py
 
 # make demo with three GRPO seeds, the first from an empty warm-start cache, then each final policy against its warm
-# start on the default held-out set (24 x 4), against the targets (~50 min on 2 cores, and tens of minutes a seed for the
-# held-out evaluations; bench/demo_bench.py --held-out-samples 0 leaves them out).
+# start on the default held-out set (24 x 4), against the targets (~30 min of demo runs on 2 cores, and 6-12 min a seed for
+# the held-out evaluations; bench/demo_bench.py --held-out-samples 0 leaves them out).
 bench-demo: setup
 	$(PY) bench/demo_bench.py
 

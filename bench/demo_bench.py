@@ -19,9 +19,9 @@ GRPO sampled, through a local stack of its own; the targets are judged on that e
 drawn with the same sampling seed, so where the seeds share a warm start and its sampling, the warm start's
 replies are written once (the first seed's are copied into the others' eval folders, which `watercolour eval`
 resumes from) and their renders come from the cache. It costs each seed the final policy's 96 replies and
-paintings (docs/evaluation.md says what these cost on 2 cores: tens of minutes a seed), and the first the
-warm start's too;
-`--held-out-samples 0` leaves it out and judges the targets on the demo's own evaluation.
+paintings, and the first the warm start's too (48 pairs took 3 to 6 min a seed on 2 cores:
+bench/results/demo-2026-12-05-held-out-24x2.json). `--held-out-samples 0` leaves it out and judges the targets
+on the demo's own evaluation.
 
     python bench/demo_bench.py [--out DIR] [--cache-dir DIR] [--held-out-samples N] [-- DEMO OPTIONS]
 
