@@ -34,9 +34,9 @@ async def test_health_reports_what_works(server_url):
     assert health["terms_configured"] == {"judge": False, "hps": False}
     assert health["default_weights"]["judge"] == 0
     assert "terms_reachable" not in health  # asking the terms is /ready's work
-    # No GPU here: auto settles on the software path, and the renderer string is the browser's own.
-    assert health["webgl"]["requested"] == "auto" and health["webgl"]["mode"] == "software"
-    assert health["webgl"]["on_gpu"] is False and "swiftshader" in health["webgl"]["renderer"].lower()
+    # No GPU here: auto settles on Mesa's llvmpipe, and the renderer string is the browser's own.
+    assert health["webgl"]["requested"] == "auto" and health["webgl"]["mode"] == "llvmpipe"
+    assert health["webgl"]["on_gpu"] is False and "llvmpipe" in health["webgl"]["renderer"].lower()
 
 
 def test_ready_when_the_default_weights_need_no_model_term_and_it_says_what_would_configure_them(server_url):

@@ -1,13 +1,21 @@
-"""Which WebGL back end draws, on a machine without a GPU (CI): the choice, its errors, the cache key.
+"""Which WebGL back end draws, on a machine without a GPU (CI): the choice, its errors, the cache key, and that
+the two CPU paths draw the same picture.
 What a GPU host draws, and how fast, is measured by bench/webgl_bench.py on one (docs/rendering.md)."""
 
+import base64
+import io
+from pathlib import Path
+
+import numpy as np
 import pytest
+from PIL import Image
 
 from watercolour_env.render import webgl
 from watercolour_env.render.browser_pool import BrowserPool
 from watercolour_env.render.chromium import GL_FLAGS
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.render.webgl import WebGLBackend, drawn_on_gpu
+from watercolour_shared.paint import PAINT_DISTANCE
 
 # Renderer strings: the Vulkan one as read on an H200 host, the EGL one in the form ANGLE gives a GL
 # back end, the last two as read on this machine.
@@ -16,6 +24,8 @@ NVIDIA_EGL = "ANGLE (NVIDIA Corporation, NVIDIA H200/PCIe/SSE2, OpenGL ES 3.2)"
 SWIFTSHADER = "ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)"
 LLVMPIPE = "ANGLE (Mesa/X.org, llvmpipe (LLVM 15.0.6 256 bits), OpenGL ES 3.2)"
 
+
+POOL_SOURCES = Path(webgl.__file__).parents[1] / "data" / "pool" / "sources"
 
 READINGS = [(NVIDIA_VULKAN, True), (NVIDIA_EGL, True), (SWIFTSHADER, False), (LLVMPIPE, False)]
 
@@ -35,20 +45,62 @@ def test_gpu_vulkan_puts_angle_on_vulkan_without_chromiums_own_vulkan_feature():
     assert "--disable-gpu" not in flags
 
 
+def pixels(png_base64: str) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(png_base64))).convert("RGB"), dtype=np.int32)
+
+
 async def start(settings, **update) -> BrowserPool:
     pool = BrowserPool(settings.model_copy(update={"browsers": 1, **update}))
     await pool.start()
     return pool
 
 
-async def test_auto_draws_in_software_here_and_says_what_really_draws(settings):
+async def test_auto_draws_on_llvmpipe_here_and_says_what_really_draws(settings):
+    pool = await start(settings, chromium_gl="auto")
+    try:
+        assert pool.webgl.mode == "llvmpipe"
+        assert "llvmpipe" in pool.webgl.renderer
+        assert not pool.webgl.on_gpu
+    finally:
+        await pool.close()
+
+
+async def test_auto_draws_in_software_where_mesa_does_not_answer(settings, monkeypatch):
+    """A host whose EGL gives no llvmpipe (here: its flag set made SwiftShader's) renders with SwiftShader."""
+    monkeypatch.setitem(GL_FLAGS, "llvmpipe", GL_FLAGS["software"])
     pool = await start(settings, chromium_gl="auto")
     try:
         assert pool.webgl.mode == "software"
         assert "SwiftShader" in pool.webgl.renderer
-        assert not pool.webgl.on_gpu
     finally:
         await pool.close()
+
+
+async def test_llvmpipe_asked_by_name_refuses_to_start_where_it_does_not_draw(settings, monkeypatch):
+    monkeypatch.setitem(GL_FLAGS, "llvmpipe", GL_FLAGS["software"])
+    with pytest.raises(RuntimeError, match="WATERCOLOUR_CHROMIUM_GL=llvmpipe needs Mesa's llvmpipe"):
+        await start(settings, chromium_gl="llvmpipe")
+
+
+async def test_llvmpipe_draws_what_swiftshader_draws(settings, rules):
+    """The two CPU paths blend within a level or so of each other: no pixel crosses the paint threshold's
+    distance in more than a thousandth of the canvas. llvmpipe draws the same picture twice."""
+    sketch = (POOL_SOURCES / "peach-hibiscus-a.js").read_text()
+    pictures = {}
+    for mode in ("software", "llvmpipe", "llvmpipe"):
+        renderer = Renderer(settings.model_copy(update={"browsers": 1, "chromium_gl": mode}), rules)
+        await renderer.start()
+        try:
+            result = await renderer.render(sketch, seed=1)
+        finally:
+            await renderer.close()
+        assert result.status == "passed", result.violations
+        pictures.setdefault(mode, []).append(pixels(result.png_base64))
+    swiftshader, (llvmpipe, again) = pictures["software"][0], pictures["llvmpipe"]
+    distance = np.sqrt(((swiftshader - llvmpipe) ** 2).sum(axis=2))
+    assert (distance > 0).any()  # two rasterisers, not one
+    assert (distance > PAINT_DISTANCE).mean() < 1e-3
+    assert np.array_equal(llvmpipe, again)
 
 
 @pytest.mark.parametrize("mode", ["gpu-vulkan", "gpu-egl"])
@@ -58,7 +110,7 @@ async def test_a_gpu_mode_that_finds_no_gpu_refuses_to_start(settings, mode):
 
 
 async def test_auto_tries_each_gpu_mode_where_a_gpu_device_exists(settings, monkeypatch):
-    """With a GPU device node but no driver answering, both GPU modes are read and refused: software draws."""
+    """With a GPU device node but no driver answering, both GPU modes are read and refused: llvmpipe draws."""
     tried = []
     read = webgl.read_renderer
 
@@ -71,8 +123,8 @@ async def test_auto_tries_each_gpu_mode_where_a_gpu_device_exists(settings, monk
     monkeypatch.setattr(webgl, "read_renderer", recording_read)
     pool = await start(settings, chromium_gl="auto")
     try:
-        assert pool.webgl.mode == "software"
-        assert len(tried) == 2 and not any(drawn_on_gpu(renderer) for renderer in tried)
+        assert pool.webgl.mode == "llvmpipe"
+        assert len(tried) == 3 and not any(drawn_on_gpu(renderer) for renderer in tried)
     finally:
         await pool.close()
 
@@ -84,8 +136,10 @@ def test_renders_from_one_back_end_never_answer_for_another(settings, rules):
         WebGLBackend("auto", "software", SWIFTSHADER),
         WebGLBackend("auto", "gpu-vulkan", NVIDIA_VULKAN),
         WebGLBackend("gpu-egl", "gpu-egl", NVIDIA_EGL),
+        WebGLBackend("auto", "llvmpipe", LLVMPIPE),
     ):
         renderer.browsers.webgl = backend
         keys[backend.mode] = renderer.version
-    assert len(set(keys.values())) == 3
+    assert len(set(keys.values())) == 4
     assert "NVIDIA H200" in keys["gpu-vulkan"]
+    assert "LLVM 15.0.6" in keys["llvmpipe"]  # another Mesa may blend differently

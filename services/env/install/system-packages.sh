@@ -5,8 +5,9 @@
 # Used by `make setup`, CI and the Dockerfile.
 # libvulkan1 and libegl1 are the loaders Chromium opens for WATERCOLOUR_CHROMIUM_GL=gpu-vulkan / gpu-egl;
 # the GPU driver's own libraries come from the host (the NVIDIA container runtime mounts them).
+# libegl-mesa0 and libgl1-mesa-dri are Mesa's EGL and its llvmpipe rasteriser: WebGL's CPU path without a GPU.
 set -euo pipefail
-packages=(chromium fonts-dejavu-core libatomic1 libegl1 libvulkan1 nodejs npm)
+packages=(chromium fonts-dejavu-core libatomic1 libegl1 libegl-mesa0 libgl1-mesa-dri libvulkan1 nodejs npm)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -25,8 +25,8 @@ class EnvSettings(BaseSettings):
     assets_dir: Path = Field(ASSETS_DIR, description="node_modules holding p5 and p5.brush")
     allowlist_path: Path | None = Field(None, description="JSON allowlist replacing the default 10 methods")
     browsers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1), ge=1, le=64)
-    chromium_gl: Literal["auto", "software", "angle-swiftshader", "gpu-vulkan", "gpu-egl"] = Field(
-        "auto", description="how WebGL is drawn: auto takes the host's GPU when one answers, else software"
+    chromium_gl: Literal["auto", "llvmpipe", "software", "angle-swiftshader", "gpu-vulkan", "gpu-egl"] = Field(
+        "auto", description="how WebGL is drawn: auto takes the host's GPU when one answers, else llvmpipe, else software"
     )
     isolate_network: bool = Field(True, description="run Chromium in an empty network namespace")
     allow_shared_network: bool = Field(

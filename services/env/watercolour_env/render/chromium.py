@@ -28,9 +28,13 @@ from playwright.async_api import Browser, Playwright
 
 log = logging.getLogger(__name__)
 
-# How WebGL is drawn. Without a GPU: "software" is headless Chromium's default
-# path with --disable-gpu; "angle-swiftshader" is the recipe's flag set, kept
-# for comparison (bench/render_bench.py measures both). With one: ANGLE on the
+# How WebGL is drawn. Without a GPU: "llvmpipe" is ANGLE on Mesa's EGL, whose
+# llvmpipe rasteriser runs p5.brush's blend shader in about half the CPU time of
+# SwiftShader; the 2D canvas stays in Skia's software raster (drawn through
+# llvmpipe too, a render took 6 times as long). "software" is headless Chromium's
+# default path with --disable-gpu (SwiftShader), where Mesa is missing;
+# "angle-swiftshader" is the recipe's flag set, kept for comparison
+# (bench/render_bench.py measures it). With one: ANGLE on the
 # driver's Vulkan, or on its EGL (webgl.py checks which really draws). gpu-vulkan
 # enables ANGLE's Vulkan back end alone, not the `Vulkan` feature (Vulkan for
 # Chromium's own compositing too): with that feature Chromium 156 crashed its
@@ -39,6 +43,13 @@ log = logging.getLogger(__name__)
 _GPU = ("--ignore-gpu-blocklist", "--enable-gpu")
 GL_FLAGS = {
     "software": ("--disable-gpu",),
+    "llvmpipe": (
+        "--use-gl=angle",
+        "--use-angle=gl-egl",
+        *_GPU,
+        "--disable-accelerated-2d-canvas",
+        "--disable-gpu-rasterization",
+    ),
     "angle-swiftshader": ("--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"),
     "gpu-vulkan": ("--use-angle=vulkan", "--enable-features=VulkanFromANGLE,DefaultANGLEVulkan", *_GPU),
     "gpu-egl": ("--use-gl=angle", "--use-angle=gl-egl", *_GPU),

@@ -37,10 +37,11 @@ class Renderer:
     @property
     def version(self) -> str:
         """Libraries, sandbox files, browser and GL path; part of every render cache key."""
-        # The back end that really draws: GPU and SwiftShader blend differently, and GPUs may differ among
-        # themselves, so a render made by one never answers for another (docs/rendering.md).
+        # The back end that really draws: GPU, llvmpipe and SwiftShader blend differently, and GPUs (and Mesa's
+        # versions) may differ among themselves, so a render made by one never answers for another (docs/rendering.md).
         webgl = self.browsers.webgl
-        gl = "not started" if webgl is None else f"{webgl.mode}({webgl.renderer})" if webgl.on_gpu else webgl.mode
+        named = webgl is not None and (webgl.on_gpu or webgl.mode == "llvmpipe")
+        gl = "not started" if webgl is None else f"{webgl.mode}({webgl.renderer})" if named else webgl.mode
         browser = f"chromium@{self.browsers.browser_version}+gl@{gl}"
         return f"{library_versions(self.settings.assets_dir)}+{browser}"
 

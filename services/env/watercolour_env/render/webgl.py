@@ -4,7 +4,8 @@
 quietly falls back to a CPU rasteriser when a GPU flag set finds no GPU, so the
 pool reads the WebGL renderer string of a browser it launched. A GPU mode that
 finds no GPU is a start-up error; `auto` tries the GPU modes where the machine
-has a GPU device at all, and takes the first that answers, else the software path.
+has a GPU device at all, and takes the first that answers; without one, Mesa's
+llvmpipe where it draws (the faster CPU path, docs/rendering.md), else SwiftShader.
 """
 
 from __future__ import annotations
@@ -63,22 +64,35 @@ async def read_renderer(browser: Browser) -> str:
         await context.close()
 
 
+def drawn_by_llvmpipe(renderer: str) -> bool:
+    return "llvmpipe" in renderer.lower()
+
+
+async def _probe(playwright: Playwright, executable: Path, mode: str) -> str:
+    """The renderer string a browser launched with `mode`'s flags reports."""
+    probe = Chromium(playwright, executable, isolate_network=False, gl=mode)
+    await probe.launch()
+    try:
+        return await read_renderer(probe.browser)
+    finally:
+        await probe.close()
+
+
 async def choose_mode(playwright: Playwright, executable: Path, requested: str) -> str:
-    """The flag set to launch with: the setting, or for `auto` the first GPU mode that answers."""
+    """The flag set to launch with: the setting, or for `auto` the first GPU mode that answers, else the
+    fastest CPU path that draws here."""
     if requested != "auto":
         return requested
-    if not gpu_device_present():
-        return "software"
-    for mode in GPU_MODES:
-        probe = Chromium(playwright, executable, isolate_network=False, gl=mode)
-        await probe.launch()
-        try:
-            renderer = await read_renderer(probe.browser)
-        finally:
-            await probe.close()
-        if drawn_on_gpu(renderer):
-            return mode
-        log.info("WebGL through %s draws on %r: not a GPU", mode, renderer)
+    if gpu_device_present():
+        for mode in GPU_MODES:
+            renderer = await _probe(playwright, executable, mode)
+            if drawn_on_gpu(renderer):
+                return mode
+            log.info("WebGL through %s draws on %r: not a GPU", mode, renderer)
+    renderer = await _probe(playwright, executable, "llvmpipe")
+    if drawn_by_llvmpipe(renderer):
+        return "llvmpipe"
+    log.info("WebGL through Mesa's EGL draws on %r, not llvmpipe: SwiftShader draws", renderer)
     return "software"
 
 
@@ -88,5 +102,10 @@ def checked_backend(requested: str, mode: str, renderer: str) -> WebGLBackend:
         raise RuntimeError(
             f"WATERCOLOUR_CHROMIUM_GL={requested} needs a GPU, but WebGL draws on {renderer!r}: no GPU answered "
             "(check the driver's Vulkan ICD or EGL vendor file, and NVIDIA_DRIVER_CAPABILITIES=graphics in a container)"
+        )
+    if mode == "llvmpipe" and not drawn_by_llvmpipe(renderer):
+        raise RuntimeError(
+            f"WATERCOLOUR_CHROMIUM_GL={requested} needs Mesa's llvmpipe, but WebGL draws on {renderer!r} "
+            "(install libegl-mesa0 and libgl1-mesa-dri, or use software)"
         )
     return backend
