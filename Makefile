@@ -55,7 +55,7 @@ lint: setup
 bench: setup
 	$(PY) bench/render_bench.py
 
-# watercolour eval's own cost: 24 held-out subjects x 4 samples x 2 policies, cold, then rerun (~10 min on 2 cores).
+# watercolour eval's own cost: 24 held-out subjects x 4 samples x 2 policies, cold, then rerun (~8 min on 2 cores).
 bench-eval: setup
 	$(PY) bench/eval_bench.py
 

@@ -15,6 +15,8 @@ against the last (the gate's verdict and the share of pixels that differ by more
 threshold) and by the first mode twice.
 
     python bench/webgl_bench.py --modes gpu-vulkan,software --browsers 1,4,8 --profile --colocated
+
+Without a GPU it compares the CPU paths: `--modes llvmpipe,software --browsers 2`.
 """
 
 from __future__ import annotations
