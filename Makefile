@@ -10,7 +10,7 @@ SCORER_VENV ?= .venv-scorer
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
 	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
 
-$(VENV)/.installed: $(PACKAGES) services/env/assets/package-lock.json
+$(VENV)/.installed: $(PACKAGES) services/env/assets/package-lock.json services/env/install/system-packages.sh
 	bash services/env/install/system-packages.sh
 	bash services/env/install/assets.sh
 	python3 -m venv $(VENV)

@@ -94,9 +94,10 @@ async def with_services(settings: EnvSettings, work):
 
 
 async def flag_comparison(code: str) -> dict:
-    """One browser each, the same sketch: our GL path against the recipe's."""
+    """One browser each, the same sketch: our CPU GL paths (llvmpipe, which auto takes here, and SwiftShader's)
+    against the recipe's."""
     out = {}
-    for gl in ("software", "angle-swiftshader"):
+    for gl in ("llvmpipe", "software", "angle-swiftshader"):
         settings = EnvSettings(browsers=1, chromium_gl=gl, render_deadline_s=300)
 
         async def measure(services, gl=gl):

@@ -2,6 +2,7 @@
 the two CPU paths draw the same picture.
 What a GPU host draws, and how fast, is measured by bench/webgl_bench.py on one (docs/rendering.md)."""
 
+import asyncio
 import base64
 import io
 from pathlib import Path
@@ -74,6 +75,37 @@ async def test_auto_draws_in_software_where_mesa_does_not_answer(settings, monke
         assert "SwiftShader" in pool.webgl.renderer
     finally:
         await pool.close()
+
+
+async def test_auto_draws_in_software_where_no_egl_vendor_is_found(settings, monkeypatch):
+    """The browsers inherit the environment: with no EGL vendor library to load, ANGLE's EGL back end cannot draw."""
+    monkeypatch.setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/egl_vendor.json")
+    pool = await start(settings, chromium_gl="auto")
+    try:
+        assert pool.webgl.mode == "software"
+        assert "SwiftShader" in pool.webgl.renderer
+    finally:
+        await pool.close()
+
+
+async def test_a_probe_that_never_answers_leaves_its_mode_untaken(settings, monkeypatch):
+    async def silent(browser):
+        await asyncio.sleep(3600)
+
+    monkeypatch.setattr(webgl, "PROBE_TIMEOUT_S", 1)
+    monkeypatch.setattr(webgl, "read_renderer", silent)
+    pool = await start(settings, chromium_gl="auto")
+    try:
+        assert pool.webgl.mode == "software"
+    finally:
+        await pool.close()
+
+
+def test_llvmpipe_keeps_the_2d_canvas_off_the_rasteriser():
+    """p5.brush's 2D fill masks drawn through llvmpipe made renders about 7 times slower (docs/rendering.md)."""
+    flags = GL_FLAGS["llvmpipe"]
+    assert {"--use-angle=gl-egl", "--enable-gpu"} <= set(flags)
+    assert {"--disable-accelerated-2d-canvas", "--disable-gpu-rasterization"} <= set(flags)
 
 
 async def test_llvmpipe_asked_by_name_refuses_to_start_where_it_does_not_draw(settings, monkeypatch):

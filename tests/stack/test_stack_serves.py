@@ -22,6 +22,9 @@ def mixed_total(reward) -> float:
 
 
 def test_the_flower_renders_and_passes_the_gate(env_url):
+    # Without a GPU the image's Mesa draws WebGL: llvmpipe, the faster CPU path (docs/rendering.md).
+    webgl = httpx.get(f"{env_url}/health", timeout=5).json()["webgl"]
+    assert webgl["mode"] == "llvmpipe" and "llvmpipe" in webgl["renderer"]
     answer = httpx.post(f"{env_url}/render", json={"reply": GROUP[0], "seed": fresh_seed()}, timeout=300).json()
     assert answer["status"] == "passed", answer.get("violations")
     assert answer["paint_fraction"] > 0.02 and answer["png_base64"]

@@ -1,7 +1,7 @@
 """A pool of browsers, one render at a time each.
 
-Pages of one browser serialise inside SwiftShader, so parallelism comes from
-several browsers. A browser is replaced after `recycle_after` renders and after
+Pages of one browser serialise inside its one GPU process (where WebGL is drawn,
+on a CPU too), so parallelism comes from several browsers. A browser is replaced after `recycle_after` renders and after
 any render that timed out, crashed or ran out of memory, so a hostile sketch
 never slows the next one.
 """
@@ -51,7 +51,9 @@ class BrowserPool:
         self._playwright_cm = async_playwright()
         self._playwright = await self._playwright_cm.start()
         settings = self.settings
-        self._gl_mode = await choose_mode(self._playwright, settings.chromium_path, settings.chromium_gl)
+        self._gl_mode = await choose_mode(
+            self._playwright, settings.chromium_path, settings.chromium_gl, settings.isolate_network
+        )
         slots = await asyncio.gather(*(self._new_slot() for _ in range(settings.browsers)))
         for slot in slots:
             self._idle.put_nowait(slot)

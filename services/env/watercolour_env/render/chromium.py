@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 # How WebGL is drawn. Without a GPU: "llvmpipe" is ANGLE on Mesa's EGL, whose
 # llvmpipe rasteriser runs p5.brush's blend shader in about half the CPU time of
 # SwiftShader; the 2D canvas stays in Skia's software raster (drawn through
-# llvmpipe too, a render took 6 times as long). "software" is headless Chromium's
+# llvmpipe too, 8 renders took about 7 times as long). "software" is headless Chromium's
 # default path with --disable-gpu (SwiftShader), where Mesa is missing;
 # "angle-swiftshader" is the recipe's flag set, kept for comparison
 # (bench/render_bench.py measures it). With one: ANGLE on the

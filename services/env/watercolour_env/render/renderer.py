@@ -37,8 +37,9 @@ class Renderer:
     @property
     def version(self) -> str:
         """Libraries, sandbox files, browser and GL path; part of every render cache key."""
-        # The back end that really draws: GPU, llvmpipe and SwiftShader blend differently, and GPUs (and Mesa's
-        # versions) may differ among themselves, so a render made by one never answers for another (docs/rendering.md).
+        # The back end that really draws: GPU, llvmpipe and SwiftShader blend differently, and GPUs (and llvmpipe
+        # on another LLVM or SIMD width, both in its string) may differ among themselves, so a render made by one
+        # never answers for another (docs/rendering.md).
         webgl = self.browsers.webgl
         named = webgl is not None and (webgl.on_gpu or webgl.mode == "llvmpipe")
         gl = "not started" if webgl is None else f"{webgl.mode}({webgl.renderer})" if named else webgl.mode

@@ -10,12 +10,14 @@ llvmpipe where it draws (the faster CPU path, docs/rendering.md), else SwiftShad
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.async_api import Browser, Playwright
+from playwright.async_api import Error as PlaywrightError
 
 from watercolour_env.render.chromium import GPU_MODES, Chromium
 
@@ -23,6 +25,8 @@ log = logging.getLogger(__name__)
 
 # Renderer strings of CPU rasterisers: what Chromium reports when no GPU draws.
 _CPU_RASTERISERS = ("swiftshader", "llvmpipe", "softpipe", "software", "microsoft basic render")
+# A probe browser that has not said what draws by then never will: its mode is not taken.
+PROBE_TIMEOUT_S = 60
 # Device nodes a GPU driver creates; without any, no GPU mode can answer and `auto` tries none.
 _GPU_DEVICES = ("/dev/nvidia[0-9]*", "/dev/dri/renderD*")
 
@@ -68,29 +72,33 @@ def drawn_by_llvmpipe(renderer: str) -> bool:
     return "llvmpipe" in renderer.lower()
 
 
-async def _probe(playwright: Playwright, executable: Path, mode: str) -> str:
-    """The renderer string a browser launched with `mode`'s flags reports."""
-    probe = Chromium(playwright, executable, isolate_network=False, gl=mode)
-    await probe.launch()
+async def _probe(playwright: Playwright, executable: Path, mode: str, isolate_network: bool) -> str | None:
+    """The renderer string a browser launched as the pool launches its own, with `mode`'s flags, reports; None
+    when it could not tell within PROBE_TIMEOUT_S (the mode is then not taken)."""
+    probe = Chromium(playwright, executable, isolate_network=isolate_network, gl=mode)
     try:
-        return await read_renderer(probe.browser)
+        await asyncio.wait_for(probe.launch(), PROBE_TIMEOUT_S)
+        return await asyncio.wait_for(read_renderer(probe.browser), PROBE_TIMEOUT_S)
+    except (PlaywrightError, asyncio.TimeoutError) as error:
+        log.warning("a browser launched for WebGL through %s could not say what draws: %s", mode, error)
+        return None
     finally:
         await probe.close()
 
 
-async def choose_mode(playwright: Playwright, executable: Path, requested: str) -> str:
+async def choose_mode(playwright: Playwright, executable: Path, requested: str, isolate_network: bool) -> str:
     """The flag set to launch with: the setting, or for `auto` the first GPU mode that answers, else the
     fastest CPU path that draws here."""
     if requested != "auto":
         return requested
     if gpu_device_present():
         for mode in GPU_MODES:
-            renderer = await _probe(playwright, executable, mode)
-            if drawn_on_gpu(renderer):
+            renderer = await _probe(playwright, executable, mode, isolate_network)
+            if renderer is not None and drawn_on_gpu(renderer):
                 return mode
             log.info("WebGL through %s draws on %r: not a GPU", mode, renderer)
-    renderer = await _probe(playwright, executable, "llvmpipe")
-    if drawn_by_llvmpipe(renderer):
+    renderer = await _probe(playwright, executable, "llvmpipe", isolate_network)
+    if renderer is not None and drawn_by_llvmpipe(renderer):
         return "llvmpipe"
     log.info("WebGL through Mesa's EGL draws on %r, not llvmpipe: SwiftShader draws", renderer)
     return "software"
