@@ -66,37 +66,30 @@ async def test_auto_draws_on_llvmpipe_here_and_says_what_really_draws(settings):
         await pool.close()
 
 
-async def test_auto_draws_in_software_where_mesa_does_not_answer(settings, monkeypatch):
-    """A host whose EGL gives no llvmpipe (here: its flag set made SwiftShader's) renders with SwiftShader."""
+def flags_that_draw_swiftshader(monkeypatch):
     monkeypatch.setitem(GL_FLAGS, "llvmpipe", GL_FLAGS["software"])
-    pool = await start(settings, chromium_gl="auto")
-    try:
-        assert pool.webgl.mode == "software"
-        assert "SwiftShader" in pool.webgl.renderer
-    finally:
-        await pool.close()
 
 
-async def test_auto_draws_in_software_where_no_egl_vendor_is_found(settings, monkeypatch):
+def no_egl_vendor(monkeypatch):
     """The browsers inherit the environment: with no EGL vendor library to load, ANGLE's EGL back end cannot draw."""
     monkeypatch.setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/egl_vendor.json")
-    pool = await start(settings, chromium_gl="auto")
-    try:
-        assert pool.webgl.mode == "software"
-        assert "SwiftShader" in pool.webgl.renderer
-    finally:
-        await pool.close()
 
 
-async def test_a_probe_that_never_answers_leaves_its_mode_untaken(settings, monkeypatch):
+def a_silent_probe(monkeypatch):
     async def silent(browser):
         await asyncio.sleep(3600)
 
     monkeypatch.setattr(webgl, "PROBE_TIMEOUT_S", 1)
     monkeypatch.setattr(webgl, "read_renderer", silent)
+
+
+@pytest.mark.parametrize("llvmpipe_fails", [flags_that_draw_swiftshader, no_egl_vendor, a_silent_probe])
+async def test_auto_draws_with_swiftshader_where_llvmpipe_does_not_answer(settings, monkeypatch, llvmpipe_fails):
+    llvmpipe_fails(monkeypatch)
     pool = await start(settings, chromium_gl="auto")
     try:
         assert pool.webgl.mode == "software"
+        assert "SwiftShader" in pool.webgl.renderer
     finally:
         await pool.close()
 
