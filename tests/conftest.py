@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 import random
 import socket
@@ -12,7 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
+from PIL import Image
 
 from watercolour_env.gate.rules import load_rules
 from watercolour_env.render.renderer import Renderer
@@ -171,6 +175,11 @@ def env_with_scorer_url(scorer_url):
 
 
 BUNDLED_POOL = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool"
+
+
+def pixels(result) -> np.ndarray:
+    """A render's picture as RGB levels (signed, so two can be subtracted)."""
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(result.png_base64))).convert("RGB"), dtype=np.int16)
 
 
 @pytest.fixture(scope="session")

@@ -8,16 +8,12 @@ import numpy as np
 from PIL import Image
 from playwright.async_api import async_playwright
 
-from tests.conftest import sketch
+from tests.conftest import pixels, sketch
 from watercolour_env.gate.rules import DATA_DIR
 from watercolour_env.render.page_files import library_files
 
-# SwiftShader leaves a few dozen pixels different between identical renders.
+# SwiftShader left a few dozen pixels different between identical renders (llvmpipe none).
 SAME_PICTURE_MAX_CHANGED = 0.005
-
-
-def pixels(result) -> np.ndarray:
-    return np.asarray(Image.open(io.BytesIO(base64.b64decode(result.png_base64))).convert("RGB"), dtype=np.int16)
 
 
 def changed_share(a, b) -> float:

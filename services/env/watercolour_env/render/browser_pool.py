@@ -1,9 +1,9 @@
 """A pool of browsers, one render at a time each.
 
 Pages of one browser serialise inside its one GPU process (where WebGL is drawn,
-on a CPU too), so parallelism comes from several browsers. A browser is replaced after `recycle_after` renders and after
-any render that timed out, crashed or ran out of memory, so a hostile sketch
-never slows the next one.
+on a CPU too), so parallelism comes from several browsers. A browser is replaced
+after `recycle_after` renders and after any render that timed out, crashed or ran
+out of memory, so a hostile sketch never slows the next one.
 """
 
 from __future__ import annotations
