@@ -193,6 +193,10 @@ def test_the_default_weights_are_one_setting_and_the_old_names_warn(monkeypatch)
     monkeypatch.setenv("WATERCOLOUR_WEIGHTS", "judge=0.6,hps=0.3")
     with pytest.raises(ValidationError, match="missing: gate, length"):
         EnvSettings()
+    monkeypatch.delenv("WATERCOLOUR_WEIGHTS")
+    monkeypatch.setenv("WATERCOLOUR_QUALITY_WEIGHT", "inf")  # an old per-term name gets the wire's check, at start-up
+    with pytest.raises(ValidationError, match="hps is not a finite number"):
+        EnvSettings()
 
 
 def test_the_environments_call_a_scorer_of_their_own_profile():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from watercolour_shared.reference_pool import ReferencePoolError, quotas
+from watercolour_shared.reference_pool import ReferencePoolError, shortfall
 from watercolour_shared.reward import MODEL_TERMS, MixWeights
 
 
@@ -32,14 +32,9 @@ class Readiness(BaseModel):
         if not judge or "tier_mix" not in judge:
             return None
         try:
-            wanted = quotas(judge["tier_mix"], count)
+            return shortfall(judge["tier_mix"], count, judge["tiers"])
         except ReferencePoolError as error:
             return str(error)
-        short = {tier: quota for tier, quota in wanted.items() if judge["tiers"].get(tier, 0) < quota}
-        if not short:
-            return None
-        parts = ", ".join(f"{quota} {tier!r} (the pool holds {judge['tiers'].get(tier, 0)})" for tier, quota in short.items())
-        return f"{count} judge references per rollout with the tier mix {judge['tier_mix']} need {parts}"
 
     @property
     def judge(self) -> str | None:

@@ -57,18 +57,33 @@ class ReferencePool:
     def tiers(self) -> dict[str, int]:
         return {tier: sum(entry.tier == tier for entry in self.entries) for tier in TIERS}
 
+    def check(self, tier_mix: dict[str, float], count: int) -> dict[str, int]:
+        """The references of each tier that `count` takes with `tier_mix`; ReferencePoolError when the pool holds too
+        few of one. It does not depend on the seed, so a server can refuse a count before it draws anything."""
+        problem = shortfall(tier_mix, count, self.tiers())
+        if problem:
+            raise ReferencePoolError(f"{problem}; the pool is {self.origin}")
+        return quotas(tier_mix, count)
+
     def sample(self, tier_mix: dict[str, float], count: int, seed: int) -> list[Reference]:
         """`count` references split by `tier_mix` (largest remainder), the same for the same seed."""
         rng = random.Random(seed)
         chosen = []
-        for tier, quota in quotas(tier_mix, count).items():
+        for tier, quota in self.check(tier_mix, count).items():
             candidates = sorted((e for e in self.entries if e.tier == tier), key=lambda e: e.id)
-            if len(candidates) < quota:
-                raise ReferencePoolError(
-                    f"the tier mix asks for {quota} {tier!r} references; the pool ({self.origin}) has {len(candidates)}"
-                )
             chosen += rng.sample(candidates, quota)
         return [Reference(id=e.id, tier=e.tier, png=e.image.read_bytes()) for e in chosen]
+
+
+def shortfall(tier_mix: dict[str, float], count: int, held: dict[str, int]) -> str | None:
+    """Why `count` references split by `tier_mix` cannot be drawn from a pool holding `held` of each tier, if they
+    cannot: the env's own check of an episode and the trainer's, over /ready's numbers, say it the same way."""
+    wanted = quotas(tier_mix, count)
+    short = {tier: quota for tier, quota in wanted.items() if held.get(tier, 0) < quota}
+    if not short:
+        return None
+    parts = ", ".join(f"{quota} {tier!r} (the pool holds {held.get(tier, 0)})" for tier, quota in short.items())
+    return f"{count} judge references per rollout with the tier mix {tier_mix} need {parts}"
 
 
 def quotas(tier_mix: dict[str, float], count: int) -> dict[str, int]:

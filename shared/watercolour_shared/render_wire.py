@@ -5,9 +5,10 @@ from __future__ import annotations
 import warnings
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
-from watercolour_shared.reward import MixWeights, preset
+from watercolour_shared.reward import PRESETS, MixWeights, preset
 from watercolour_shared.sketch_text import MAX_VIOLATIONS, SketchLine, SketchLines, SketchMessage, WellFormed
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_shared.violations import ViolationCode
@@ -85,7 +86,10 @@ EPISODE_MIX_UNTIL = "2027-03-01"
 
 
 class EpisodeOptions(BaseModel):
-    """Per-episode settings a trainer passes through `reset` (or with a batch)."""
+    """Per-episode settings a trainer passes through `reset` (or with a batch). A key that is none of them is
+    refused: a misspelt setting would otherwise paint, and reward, an episode nobody asked for."""
+
+    model_config = ConfigDict(extra="forbid")
 
     subject: str = DEFAULT_SUBJECT
     weights: MixWeights | None = Field(None, description="the episode's reward weights; the environment's default if unset")
@@ -99,10 +103,18 @@ class EpisodeOptions(BaseModel):
             return data
         data = dict(data)
         mix = data.pop("mix")
-        if mix is not None:
-            warnings.warn(f"episode option mix={mix!r} is read until {EPISODE_MIX_UNTIL}: send its weights", FutureWarning, 2)
-            data.setdefault("weights", None)
-            data["weights"] = data["weights"] if data["weights"] is not None else preset(mix)
+        if mix is None:
+            return data
+        if not isinstance(mix, str):
+            reason = f"mix names a preset, one of {sorted(PRESETS)}; got a {type(mix).__name__}"
+            raise PydanticCustomError("episode_options", reason)
+        warnings.warn(f"episode option mix={mix!r} is read until {EPISODE_MIX_UNTIL}: send its weights", FutureWarning, 2)
+        try:
+            named = preset(mix)
+        except ValueError as error:
+            raise PydanticCustomError("episode_options", str(error)) from None
+        if data.get("weights") is None:
+            data["weights"] = named
         return data
 
     def weights_or(self, default: MixWeights) -> MixWeights:
@@ -112,6 +124,13 @@ class EpisodeOptions(BaseModel):
 
 # What `reset` accepts as episode settings: the options' fields, and `mix` until EPISODE_MIX_UNTIL.
 EPISODE_SETTINGS = frozenset({*EpisodeOptions.model_fields, "mix"})
+
+
+def episode_refused(setting: str, reason: str, given: object) -> ValidationError:
+    """An episode setting refused by a check the model cannot make alone (the pool a server loaded): the same error
+    as the model's own, so every route answers it as it answers a malformed option."""
+    error = PydanticCustomError("episode_options", reason)  # no context: the reason is the whole message
+    return ValidationError.from_exception_data(EpisodeOptions.__name__, [{"type": error, "loc": (setting,), "input": given}])
 
 
 class RewardBreakdown(BaseModel):

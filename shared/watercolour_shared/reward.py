@@ -7,10 +7,12 @@ reward = 0 when the gate fails, else
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 # The one list of the terms' names: every weights, scores and breakdown model names its fields after them.
 ModelTerm = Literal["judge", "hps"]  # scored by a model behind a service; gate and length are computed by rule
@@ -25,11 +27,44 @@ def by_term(values: BaseModel) -> dict[Term, float | None]:
     return {term: fields[term] for term in MIX_TERMS if term in fields}
 
 
+# Weights are relative (the presets sum to 1, and GRPO normalises each group's rewards), so no run needs a weight
+# near this; it keeps every total at most 4 x 100, a finite number in any float a trainer or a log may hold it in.
+MAX_WEIGHT = 100.0
+
+
 class MixWeights(BaseModel):
-    gate: float = Field(0.05, ge=0)
-    length: float = Field(0.05, ge=0)
-    judge: float = Field(0.60, ge=0)
-    hps: float = Field(0.30, ge=0)
+    """One weight per term, every term named, each finite and in 0..MAX_WEIGHT: the one check that `--weights`
+    (parse_weights), the wire (an episode's weights) and code share. Its errors carry no exception objects, so
+    every transport (FastAPI, OpenEnv's WebSocket) can send them back as they are."""
+
+    gate: float
+    length: float
+    judge: float
+    hps: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _every_term_named(cls, data):
+        if not isinstance(data, dict):
+            return data  # an instance, or pydantic's own error for what is no object
+        unknown = [str(name) for name in data if name not in MIX_TERMS]
+        if unknown:
+            raise _refused(f"weights name only the terms {', '.join(MIX_TERMS)}; unknown: {', '.join(unknown)}")
+        missing = [term for term in MIX_TERMS if term not in data]
+        if missing:
+            raise _refused(f"weights name every term; missing: {', '.join(missing)}")
+        return data
+
+    @field_validator("*")
+    @classmethod
+    def _finite_and_bounded(cls, value: float, info: ValidationInfo) -> float:
+        if not math.isfinite(value):
+            raise _refused(f"the weight of {info.field_name} is not a finite number: {value}")
+        if value < 0:
+            raise _refused(f"the weight of {info.field_name} is negative: {value:g}")
+        if value > MAX_WEIGHT:
+            raise _refused(f"the weight of {info.field_name} is over {MAX_WEIGHT:g}: {value:g}")
+        return value
 
     def weight(self, term: Term) -> float:
         return by_term(self)[term]
@@ -58,10 +93,7 @@ def parse_weights(text: str) -> MixWeights:
         if term in named:
             raise ValueError(f"weights name {term} twice")
         named[term] = _number(term, value)
-    missing = [term for term in MIX_TERMS if term not in named]
-    if missing:
-        raise ValueError(f"weights name every term; missing: {', '.join(missing)}")
-    return MixWeights(**named)
+    return _checked(named)
 
 
 def format_weights(weights: MixWeights) -> str:
@@ -71,8 +103,8 @@ def format_weights(weights: MixWeights) -> str:
 
 def _positional_weights(parts: list[str]) -> MixWeights:
     if len(parts) != len(MIX_TERMS):
-        raise ValueError(f"weights name every term: {format_weights(MixWeights())}")
-    weights = MixWeights(**{term: _number(term, part) for term, part in zip(MIX_TERMS, parts, strict=True)})
+        raise ValueError(f"weights name every term: {format_weights(PRESETS[DEFAULT_MIX])}")
+    weights = _checked({term: _number(term, part) for term, part in zip(MIX_TERMS, parts, strict=True)})
     warnings.warn(
         f"positional weights are read as {','.join(MIX_TERMS)} until {POSITIONAL_WEIGHTS_UNTIL}: write {format_weights(weights)}",
         FutureWarning,
@@ -83,12 +115,22 @@ def _positional_weights(parts: list[str]) -> MixWeights:
 
 def _number(term: str, text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise ValueError(f"the weight of {term} is not a number: {text.strip()!r}") from None
-    if value < 0:
-        raise ValueError(f"the weight of {term} is negative: {value:g}")
-    return value
+
+
+def _checked(named: dict[str, float]) -> MixWeights:
+    """MixWeights' own check, as the one-line ValueError a command line shows."""
+    try:
+        return MixWeights(**named)
+    except ValidationError as error:
+        raise ValueError("; ".join(item["msg"] for item in error.errors())) from None
+
+
+def _refused(reason: str) -> PydanticCustomError:
+    # No context: the reason is the whole message (braces in it are not a template's), and nothing unserialisable rides along.
+    return PydanticCustomError("mix_weights", reason)
 
 
 # The preset a run, the environment and a Space use when nobody names one.

@@ -35,3 +35,15 @@ async def test_a_closed_socket_reconnects(server_url):
         answered = await env.step(WatercolourAction(reply=REFUSAL))
         state = await env.state()
     assert state.subject == "a fern leaf" and state.step_count == 1 and answered.observation.status == "failed"
+
+
+async def test_a_refused_reset_raises_and_the_session_goes_on(server_url):
+    """The client's error names the code (its own text drops the frame's `errors`, where the reason is:
+    tests/env/test_episode_options.py reads them); the socket and its session stay open."""
+    async with WatercolourEnv(base_url=server_url) as env:
+        with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):
+            await env.reset(seed=fresh_seed(), options={"weights": {"gate": 1, "length": 0, "judge": 0}})
+        await env.reset(seed=fresh_seed(), options={"subject": "a fern leaf"})
+        answered = await env.step(WatercolourAction(reply=REFUSAL))
+        state = await env.state()
+    assert state.subject == "a fern leaf" and state.step_count == 1 and answered.observation.status == "failed"

@@ -1,7 +1,12 @@
-import pytest
+import json
+import math
+import warnings
 
-from watercolour_shared.render_wire import EpisodeOptions
-from watercolour_shared.reward import MixWeights, TermScores, mix_reward, preset
+import pytest
+from pydantic import ValidationError
+
+from watercolour_shared.render_wire import EpisodeOptions, episode_refused
+from watercolour_shared.reward import MAX_WEIGHT, MixWeights, TermScores, mix_reward, parse_weights, preset
 
 
 def test_failed_gate_scores_zero_whatever_the_terms():
@@ -42,3 +47,59 @@ def test_explicit_weights_win_over_preset_over_default():
         assert EpisodeOptions(mix="hps-only", weights=explicit).weights_or(default) == explicit
     with pytest.raises(ValueError, match="unknown mix preset"), pytest.warns(FutureWarning):
         EpisodeOptions.model_validate({"mix": "vibes"})
+
+
+# Each bad weights object, and the reason MixWeights gives wherever the weights come from.
+BAD_WEIGHTS = {
+    "Infinity": ({"gate": math.inf, "length": 0, "judge": 0, "hps": 0}, "the weight of gate is not a finite number: inf"),
+    "NaN": ({"gate": 0, "length": math.nan, "judge": 0, "hps": 0}, "the weight of length is not a finite number: nan"),
+    "-Infinity": ({"gate": 0, "length": 0, "judge": 0, "hps": -math.inf}, "the weight of hps is not a finite number: -inf"),
+    "1e308": ({"gate": 1e308, "length": 0, "judge": 0, "hps": 0}, f"the weight of gate is over {MAX_WEIGHT:g}: 1e\\+308"),
+    "negative": ({"gate": 1, "length": -0.5, "judge": 0, "hps": 0}, "the weight of length is negative: -0.5"),
+    "missing term": ({"gate": 1, "length": 0, "judge": 0}, "weights name every term; missing: hps"),
+    "unknown term": ({"gate": 1, "length": 0, "judge": 0, "hps": 0, "style": 1}, "unknown: style"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_WEIGHTS)
+def test_weights_are_refused_with_one_reason_in_code_on_the_wire_and_on_the_command_line(name):
+    weights, reason = BAD_WEIGHTS[name]
+    with pytest.raises(ValidationError, match=reason):
+        MixWeights(**weights)
+    with pytest.raises(ValidationError, match=reason) as refused:
+        EpisodeOptions.model_validate({"weights": weights})
+    assert refused.value.title == "EpisodeOptions"  # what the environment's routes answer with 422
+    assert json.dumps(refused.value.errors())  # nothing in it that a transport could not send back
+    if name != "unknown term":  # the text parser refuses that one itself: "'style=1' is not TERM=WEIGHT"
+        with pytest.raises(ValueError, match=reason):
+            parse_weights(",".join(f"{term}={value}" for term, value in weights.items()))
+
+
+def test_weights_are_never_completed_from_the_defaults():
+    with pytest.raises(ValidationError, match="missing: gate, length, judge, hps"):
+        MixWeights()
+    assert MixWeights(gate=MAX_WEIGHT, length=0, judge=0, hps=0).gate == MAX_WEIGHT  # the bound itself is a weight
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"mix": ["judge-led"]}, "mix names a preset, one of .*; got a list"),
+        ({"mix": {"judge": 1}}, "mix names a preset, one of .*; got a dict"),
+        ({"mix": "vibes"}, "unknown mix preset 'vibes'"),
+        ({"mix": "vibes", "weights": preset("judge-led").model_dump()}, "unknown mix preset 'vibes'"),
+        ({"subjet": "a fern"}, "Extra inputs are not permitted"),
+    ],
+)
+def test_bad_episode_options_are_a_validation_error_any_transport_can_send(options, reason):
+    with pytest.raises(ValidationError, match=reason) as refused, warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        EpisodeOptions.model_validate(options)
+    assert refused.value.title == "EpisodeOptions"
+    assert json.dumps(refused.value.errors())
+
+
+def test_a_setting_refused_outside_the_model_is_the_same_error():
+    refused = episode_refused("references", "the pool has 2 'okay'", 6)
+    assert refused.title == "EpisodeOptions"
+    assert refused.errors()[0]["loc"] == ("references",) and refused.errors()[0]["msg"] == "the pool has 2 'okay'"

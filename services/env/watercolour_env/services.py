@@ -19,8 +19,8 @@ from watercolour_shared.judge.offline import OfflineJudge
 from watercolour_shared.judge.pairwise import PairwiseJudge
 from watercolour_shared.readiness import Readiness, assess
 from watercolour_shared.redis_cache import RedisCache
-from watercolour_shared.reference_pool import ReferencePool
-from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult
+from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError
+from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult, episode_refused
 from watercolour_shared.scorer_client import ScorerClient
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ class EnvServices:
     rewards: RewardAssembler
     reward_terms: bool = True  # False: a renderer alone, with no judge or scorer term (the CLI, the pool generator)
     how_to_configure: dict[str, str] = field(default_factory=dict)  # each term left out, and what would configure it
+    pool: ReferencePool | None = None  # the judge's references; None without a judge
 
     @classmethod
     def build(cls, settings: EnvSettings, use_cache: bool = True, reward_terms: bool = True) -> EnvServices:
@@ -45,8 +46,8 @@ class EnvServices:
         renderer = Renderer(settings, rules)
         cache = RedisCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
         pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
-        scorers, how_to = _term_scorers(settings, cache) if reward_terms else ({}, {})
-        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(scorers), reward_terms, how_to)
+        scorers, how_to, pool = _term_scorers(settings, cache) if reward_terms else ({}, {}, None)
+        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(scorers), reward_terms, how_to, pool)
 
     async def start(self) -> None:
         await self.renderer.start()
@@ -78,6 +79,19 @@ class EnvServices:
         if self.cache:
             await self.cache.close()
 
+    def check_episode(self, options: EpisodeOptions) -> None:
+        """Refuses, before any work, an episode this environment cannot serve: a reference count its judge's pool
+        cannot draw with the tier mix, which would make every reward null. Raises the options' ValidationError.
+        Only where the episode weighs the judge, as the trainer's preflight asks (a judge weighted 0 draws nothing)."""
+        if self.pool is None or options.references is None:
+            return
+        if not options.weights_or(self.settings.default_weights()).active("judge"):
+            return
+        try:
+            self.pool.check(self.settings.judge_tier_mix, options.references)
+        except ReferencePoolError as error:
+            raise episode_refused("references", str(error), options.references) from None
+
     async def evaluate(self, reply: str, seed: int, options: EpisodeOptions) -> Evaluation:
         """One rollout: render result and reward. Never raises, so one rollout never changes another's answer."""
         weights = options.weights_or(self.settings.default_weights())
@@ -94,9 +108,9 @@ class EnvServices:
         return list(await asyncio.gather(*(self.evaluate(reply, seed, options) for reply in replies)))
 
 
-def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> tuple[dict, dict[str, str]]:
-    """The model-scored terms that can be built, and for each one that cannot, what would configure it."""
-    scorers, how_to = {}, {"hps": NO_SCORER}
+def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> tuple[dict, dict[str, str], ReferencePool | None]:
+    """The model-scored terms that can be built, for each one that cannot what would configure it, and the judge's pool."""
+    scorers, how_to, pool = {}, {"hps": NO_SCORER}, None
     if settings.scorer_url:
         client = ScorerClient(settings.scorer_url, settings.scorer_token, timeout_s=settings.scorer_timeout_s)
         scorers["hps"] = HpsTerm(client, settings.hps_prompt)
@@ -109,7 +123,7 @@ def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> tuple[dict
             how_to["judge"] = f"the reference pool could not be loaded ({error}): fix WATERCOLOUR_POOL_PATH or _POOL_REPO"
         else:
             scorers["judge"] = JudgeTerm(PairwiseJudge(judge, cache), pool, settings.judge_tier_mix, settings.judge_references)
-    return scorers, {term: fix for term, fix in how_to.items() if term not in scorers}
+    return scorers, {term: fix for term, fix in how_to.items() if term not in scorers}, pool if "judge" in scorers else None
 
 
 def _judge(settings: EnvSettings):

@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
@@ -104,11 +104,17 @@ class EnvSettings(BaseSettings):
             parse_weights(text)  # a typo stops the service at start-up, with the term named
         return text
 
+    @model_validator(mode="after")
+    def _default_weights_hold(self) -> EnvSettings:
+        self.default_weights()  # a weight the wire would refuse (inf, 1e308) stops the service at start-up
+        return self
+
     def default_weights(self) -> MixWeights:
         weights = parse_weights(self.weights) if self.weights else preset(self.mix)
         fields = self.model_dump()
         overrides = {term: fields[f"{term}_weight"] for term in MIX_TERMS}  # a term without its setting fails here
-        return weights.model_copy(update={term: v for term, v in overrides.items() if v is not None})
+        # Validated again, not model_copy'd: an old per-term variable gets the same check as the wire's weights.
+        return MixWeights.model_validate({**weights.model_dump(), **{t: v for t, v in overrides.items() if v is not None}})
 
 
 # Read, with a warning at start-up, until this date; then only WATERCOLOUR_WEIGHTS and WATERCOLOUR_MIX set the default.

@@ -9,18 +9,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
-from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse, RenderRequest, RenderResult
+from watercolour_shared.render_wire import EpisodeOptions, EvaluateRequest, EvaluateResponse, RenderRequest, RenderResult
 
 
 def add_service_routes(
     app: FastAPI, services: EnvServices, settings: EnvSettings, more_health: Callable[[], dict] = dict
 ) -> None:
     """`more_health`: what the caller's own parts add to /health (app.py: OpenEnv's sessions)."""
+
+    @app.exception_handler(ValidationError)
+    async def refused_episode(request: Request, error: ValidationError) -> Response:
+        """Episode options refused where FastAPI did not read them (OpenEnv's /reset) or by the environment's own
+        check (its pool): the app's 422 for any refused request. Any other ValidationError is ours: a 500 as before."""
+        if error.title != EpisodeOptions.__name__:
+            raise error
+        return await app.exception_handlers[RequestValidationError](request, RequestValidationError(error.errors()))
 
     @app.get("/health")
     async def health() -> dict:
@@ -61,6 +71,7 @@ def add_service_routes(
 
     @app.post("/evaluate", response_model=EvaluateResponse)
     async def evaluate(request: EvaluateRequest) -> EvaluateResponse:
+        services.check_episode(request.options)
         results = await services.evaluate_group(request.replies, request.seed, request.options)
         if not request.include_png:
             for item in results:

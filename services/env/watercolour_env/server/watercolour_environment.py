@@ -16,7 +16,7 @@ from openenv.core.env_server.interfaces import Environment
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
 from watercolour_env.services import EnvServices
 from watercolour_shared.prompts import user_prompt
-from watercolour_shared.render_wire import EPISODE_SETTINGS, EpisodeOptions
+from watercolour_shared.render_wire import EPISODE_SETTINGS, EpisodeOptions, episode_refused
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +37,22 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         return self._begin(seed, episode_id, kwargs)
 
     def _begin(self, seed: int | None, episode_id: str | None, given: dict) -> WatercolourObservation:
-        """Episode settings (subject, mix, weights) come as keywords or inside `options`; keywords win."""
-        settings = {**(given.pop("options", None) or {}), **{k: v for k, v in given.items() if v is not None}}
-        unknown = set(settings) - EPISODE_SETTINGS
-        if unknown:
-            log.warning("reset ignores unknown episode settings: %s", sorted(unknown))
-        options = EpisodeOptions.model_validate({k: v for k, v in settings.items() if k not in unknown})
+        """Episode settings (subject, weights, references) come as keywords or inside `options`; keywords win.
+
+        A bad setting raises the options' ValidationError before the episode changes: OpenEnv's WebSocket answers it
+        as VALIDATION_ERROR and keeps the session, the app's handler answers HTTP /reset with 422. `options` is ours
+        alone, so a key in it that is no setting is refused; other keywords may be OpenEnv's or a harness's own, so
+        those are ignored, with a warning.
+        """
+        inside = given.pop("options", None) or {}
+        if not isinstance(inside, dict):
+            raise episode_refused("options", "options is an object of episode settings", type(inside).__name__)
+        keywords = {k: v for k, v in given.items() if v is not None}
+        ignored = set(keywords) - EPISODE_SETTINGS
+        if ignored:
+            log.warning("reset ignores keywords that are no episode setting: %s", sorted(ignored))
+        options = EpisodeOptions.model_validate({**inside, **{k: v for k, v in keywords.items() if k not in ignored}})
+        self.services.check_episode(options)
         resolved = options.weights_or(self.services.settings.default_weights())
         self._options = options
         self._state = WatercolourState(

@@ -1,0 +1,116 @@
+"""Bad episode options, against a real server: every route that takes them (`/evaluate`, OpenEnv's HTTP `/reset`
+and its WebSocket) refuses each one with the reason, and the service, and the socket's session, go on answering.
+The bodies are sent as raw text: Python's JSON reader takes `Infinity` and `NaN`, which no JSON encoder writes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import httpx
+import pytest
+import websockets
+
+from tests.conftest import BUNDLED_POOL, env_server, fresh_seed
+from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError
+
+REFUSAL = "I'm sorry, I can't paint that."  # refused by the gate at once: no render needed
+
+# The options object of each bad class, as raw JSON, and the reason the answer must give.
+BAD_OPTIONS = {
+    "Infinity": ('{"weights": {"gate": Infinity, "length": 0, "judge": 0, "hps": 0}}', "gate is not a finite number"),
+    "NaN": ('{"weights": {"gate": 0, "length": NaN, "judge": 0, "hps": 0}}', "length is not a finite number"),
+    "-Infinity": ('{"weights": {"gate": 0, "length": 0, "judge": 0, "hps": -Infinity}}', "hps is not a finite number"),
+    "1e308": ('{"weights": {"gate": 1e308, "length": 0, "judge": 0, "hps": 0}}', "gate is over 100"),
+    "negative": ('{"weights": {"gate": 1, "length": -0.5, "judge": 0, "hps": 0}}', "length is negative"),
+    "missing term": ('{"weights": {"gate": 1, "length": 0, "judge": 0}}', "weights name every term; missing: hps"),
+    "unknown term": ('{"weights": {"gate": 1, "length": 0, "judge": 0, "hps": 0, "style": 1}}', "unknown: style"),
+    "unknown setting": ('{"subjet": "a fern"}', "Extra inputs are not permitted"),
+    "mix as list": ('{"mix": ["judge-led"]}', "mix names a preset, one of"),
+    "mix as object": ('{"mix": {"judge": 1}}', "mix names a preset, one of"),
+    "mix unknown": ('{"mix": "vibes"}', "unknown mix preset 'vibes'"),
+    "options as list": ('["judge-led"]', "options is an object of episode settings|valid dictionary"),
+    # The bundled pool holds 4 love and 2 okay; the tier mix {"love": 2, "okay": 2} of 6 takes 3 of each.
+    "references too many": (
+        '{"references": 6, "weights": {"gate": 0, "length": 0, "judge": 1, "hps": 0}}',
+        r"6 judge references per rollout with the tier mix .* need 3 'okay' \(the pool holds 2\)",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def judged_url():
+    """The environment with the offline judge on the bundled pool, so a reference count is checked against a real pool."""
+    with env_server(WATERCOLOUR_BROWSERS="1", WATERCOLOUR_JUDGE="offline", WATERCOLOUR_POOL_PATH=str(BUNDLED_POOL)) as url:
+        yield url
+
+
+def post_raw(url: str, body: str) -> httpx.Response:
+    return httpx.post(url, content=body, headers={"content-type": "application/json"}, timeout=60)
+
+
+def reasons(errors: list[dict]) -> str:
+    return " | ".join(error["msg"] for error in errors)
+
+
+def still_answers(url: str) -> None:
+    """The service is healthy and a good episode is still served over HTTP."""
+    assert httpx.get(f"{url}/health").json()["status"] == "healthy"
+    assert httpx.post(f"{url}/reset", json={"seed": 1, "options": {"subject": "a fern"}}).status_code == 200
+    step = httpx.post(f"{url}/step", json={"action": {"reply": REFUSAL}}, timeout=60)
+    assert step.status_code == 200 and step.json()["observation"]["status"] == "failed"
+
+
+@pytest.mark.parametrize("name", BAD_OPTIONS)
+def test_evaluate_refuses_bad_options_with_the_reason(judged_url, name):
+    options, reason = BAD_OPTIONS[name]
+    answer = post_raw(f"{judged_url}/evaluate", f'{{"replies": [{json.dumps(REFUSAL)}], "options": {options}}}')
+    assert answer.status_code == 422, answer.text
+    assert re.search(reason, reasons(answer.json()["detail"]))
+    still_answers(judged_url)
+
+
+@pytest.mark.parametrize("name", BAD_OPTIONS)
+def test_openenv_http_reset_refuses_bad_options_with_the_reason(judged_url, name):
+    options, reason = BAD_OPTIONS[name]
+    answer = post_raw(f"{judged_url}/reset", f'{{"seed": 1, "options": {options}}}')
+    assert answer.status_code == 422, answer.text
+    assert re.search(reason, reasons(answer.json()["detail"]))
+    still_answers(judged_url)
+
+
+@pytest.mark.parametrize("name", BAD_OPTIONS)
+async def test_websocket_reset_refuses_bad_options_and_keeps_the_session(judged_url, name):
+    options, reason = BAD_OPTIONS[name]
+    async with websockets.connect(judged_url.replace("http", "ws") + "/ws") as ws:
+        await ws.send(f'{{"type": "reset", "data": {{"seed": 1, "options": {options}}}}}')
+        refused = json.loads(await ws.recv())
+        assert refused["type"] == "error" and refused["data"]["code"] == "VALIDATION_ERROR", refused
+        assert re.search(reason, reasons(refused["data"]["errors"]))
+        # The same socket, and its session, go on: a good episode is reset and stepped.
+        await ws.send(json.dumps({"type": "reset", "data": {"seed": fresh_seed(), "options": {"subject": "a fern"}}}))
+        reset = json.loads(await ws.recv())
+        await ws.send(json.dumps({"type": "step", "data": {"reply": REFUSAL}}))
+        stepped = json.loads(await ws.recv())
+    assert reset["type"] == "observation" and reset["data"]["observation"]["subject"] == "a fern"
+    assert stepped["type"] == "observation" and stepped["data"]["observation"]["status"] == "failed"
+    still_answers(judged_url)
+
+
+async def test_a_reference_count_the_pool_serves_is_taken_and_one_for_a_judge_weighted_0_is_not_checked(judged_url):
+    judged = {"gate": 0, "length": 0, "judge": 1, "hps": 0}
+    unjudged = {"gate": 1, "length": 0, "judge": 0, "hps": 0}
+    for options in ({"references": 5, "weights": judged}, {"references": 16, "weights": unjudged}):
+        answer = httpx.post(f"{judged_url}/evaluate", json={"replies": [REFUSAL], "options": options}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert httpx.post(f"{judged_url}/reset", json={"options": options}).status_code == 200
+
+
+def test_the_pools_check_is_what_its_draw_needs():
+    pool = ReferencePool.from_folder(BUNDLED_POOL)
+    assert pool.check({"love": 2, "okay": 2}, 5) == {"love": 3, "okay": 2}
+    assert len(pool.sample({"love": 2, "okay": 2}, 5, seed=0)) == 5
+    with pytest.raises(ReferencePoolError, match="6 judge references per rollout with the tier mix .* need 3 'okay'"):
+        pool.check({"love": 2, "okay": 2}, 6)
+    with pytest.raises(ReferencePoolError, match="need 3 'okay'"):
+        pool.sample({"love": 2, "okay": 2}, 6, seed=0)
