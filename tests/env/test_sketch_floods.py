@@ -51,8 +51,9 @@ async def test_every_exhaustion_fails_however_much_was_painted(renderer, case):
 
 async def test_a_flood_of_rejections_after_painting_is_counted_not_kept(renderer):
     # 250 times the page's record limit. Each rejection holds a promise, its reason and a stack until Chromium
-    # dispatches it, which the memory watchdog counts like any allocation: 200,000 took the page to 850 MB of
-    # its 1,024 MB here, too near the limit for a test on a busy machine to expect the same verdict twice.
+    # dispatches it, which the memory watchdog counts like any allocation: 200,000 grew the browser by about 770 MB
+    # of its 1,024 MB over its settled size here, too near the limit for a test on a busy machine to expect the same
+    # verdict twice.
     result = await render_twice(renderer, "for (let i = 0; i < 50000; i++) Promise.reject(new TypeError('petal ' + i));")
     assert result.status == "passed", result.violations  # honest-looking errors in draw keep the paint's score
     assert len(result.errors) == MAX_LINES

@@ -303,6 +303,45 @@ def test_dom_like_member_names_on_own_objects_pass(rules):
     assert analyse(sketch_with(extra), rules) == []
 
 
+def test_own_members_named_like_capabilities_pass(rules):
+    # Nothing in the sketch's world has a member eval, fetch or pixels (tests/env/test_sandbox_idioms.py):
+    # on its own objects they are its business (docs/sandbox.md, "Static rules").
+    extra = (
+        "const tool = { eval(x) { return x * 2; } }; tool.eval(3); class Net { fetch() { return 1; } } new Net().fetch();"
+        " const grid = { pixels: [] }; grid.pixels.push(1); grid['pixels'].length; tool['eval'](1);"
+    )
+    assert analyse(sketch_with(extra), rules) == []
+
+
+# -- NUL: V8 reads it as data in comments and literals, and refuses it anywhere else ------------
+
+NUL_ACCEPTED = [
+    "// a note \x00 here",
+    "/* a \x00 block */",
+    "const s = 'a\x00b';",
+    'const s = "a\x00b";',
+    "const t = `a\x00b${1}\x00c`;",
+    "const r = /a\x00b/;",
+]
+
+
+@pytest.mark.parametrize("extra", NUL_ACCEPTED, ids=range(len(NUL_ACCEPTED)))
+def test_a_nul_where_v8_accepts_it_passes(rules, extra):
+    assert analyse(sketch_with(extra), rules) == []
+
+
+@pytest.mark.parametrize("extra", ["const a\x00b = 1;", "let x = 1;\x00", "fill\x00(1);"], ids=range(3))
+def test_a_nul_in_code_is_a_syntax_error(rules, extra):
+    found = analyse(sketch_with(extra), rules)
+    assert [v.code for v in found] == [V.SYNTAX_ERROR]
+    assert "\\x00" in found[0].message  # the snippet shows the NUL, not its stand-in
+
+
+def test_a_nul_hides_no_name(rules):
+    assert V.BARE_P5_PRIMITIVE in codes(sketch_with("// \x00\n  fill(1);"), rules)
+    assert V.OFFLIST_BRUSH_METHOD in codes(sketch_with("brush['hatch'](1); const s = '\x00';"), rules)
+
+
 # -- cost: linear in the code, bounded by a node budget ---------------------------------------
 
 

@@ -18,7 +18,7 @@ from tree_sitter import Language, Node, Parser
 from watercolour_env.gate.collector import collector_paused
 from watercolour_env.gate.findings import Findings
 from watercolour_env.gate.free_names import FreeNames
-from watercolour_env.gate.js_text import normalise_source
+from watercolour_env.gate.js_text import normalise_source, parse_text
 from watercolour_env.gate.rules import GateRules
 from watercolour_env.gate.walk import TreeWalk
 from watercolour_shared.render_wire import Violation
@@ -43,8 +43,12 @@ def _parser() -> Parser:
 
 def analyse(code: str, rules: GateRules, node_budget: int = NODE_BUDGET) -> list[Violation]:
     # Read line terminators as V8 does (reply extraction has done the same, so this changes nothing there).
-    source = normalise_source(code).encode("utf-8")
-    tree = _parser().parse(lambda offset, _point: source[offset : offset + _READ_CHUNK])
+    text = normalise_source(code)
+    source = text.encode("utf-8")
+    # tree-sitter reads a NUL as V8 does only as U+0001 (js_text.parse_text): same bytes, same offsets, so
+    # names, strings and snippets are still read from the code itself.
+    parsed = parse_text(text).encode("utf-8")
+    tree = _parser().parse(lambda offset, _point: parsed[offset : offset + _READ_CHUNK])
     root = tree.root_node
     if root.descendant_count > node_budget:
         message = f"the code has {root.descendant_count} syntax nodes; the limit is {node_budget}"

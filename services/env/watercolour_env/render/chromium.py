@@ -4,6 +4,9 @@ Playwright does not expose the browser's process id, so each launch carries a
 unique marker switch; the process tree found by it is what the memory watchdog
 measures (as growth over the idle browser, since resident sizes count shared
 library pages once per process) and what `kill` ends when a sketch hangs it.
+The idle size is the settled one: right after launch Chromium is still starting
+its GPU and utility processes (168-558 MB seen, settling near 560), and growth
+measured from a sample taken then failed an honest sketch in some browsers only.
 
 Playwright talks to Chromium over a pipe, so where the machine allows it the
 browser runs in an empty network namespace: no socket it opens can reach
@@ -71,6 +74,23 @@ CHROMIUM_FLAGS = (
 )
 
 
+# The idle size is taken once the browser's memory holds still: SETTLE_SAMPLES samples in a row,
+# SETTLE_INTERVAL_S apart, within SETTLE_SPREAD_MB of each other (a lightly loaded machine settles
+# about a second after launch, a busy one later); after SETTLE_TIMEOUT_S the largest sample seen.
+SETTLE_INTERVAL_S = 0.2
+SETTLE_SAMPLES = 5
+SETTLE_SPREAD_MB = 8.0
+SETTLE_TIMEOUT_S = 20.0
+
+
+def settled_size(samples: list[float]) -> float | None:
+    """The idle size once the last SETTLE_SAMPLES samples lie within SETTLE_SPREAD_MB; None while still moving."""
+    recent = samples[-SETTLE_SAMPLES:]
+    if len(recent) < SETTLE_SAMPLES or max(recent) - min(recent) > SETTLE_SPREAD_MB:
+        return None
+    return max(recent)
+
+
 @cache
 def network_isolated_executable(executable: Path) -> Path | None:
     """A wrapper that starts Chromium in a new, empty network namespace, if this machine allows one."""
@@ -107,7 +127,19 @@ class Chromium:
             args=[*self._flags, self.marker],
         )
         self._root = await asyncio.to_thread(self._find_root)
-        self.idle_mb = await asyncio.to_thread(self.memory_mb)
+        self.idle_mb = await self._settled_memory_mb()
+
+    async def _settled_memory_mb(self) -> float:
+        """The browser's idle size once it has finished starting (settled_size)."""
+        samples = [await asyncio.to_thread(self.memory_mb)]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETTLE_TIMEOUT_S
+        while (size := settled_size(samples)) is None:
+            if self._root is None or loop.time() > deadline:
+                return max(samples)
+            await asyncio.sleep(SETTLE_INTERVAL_S)
+            samples.append(await asyncio.to_thread(self.memory_mb))
+        return size
 
     def _find_root(self) -> psutil.Process | None:
         for process in psutil.process_iter(["cmdline"]):

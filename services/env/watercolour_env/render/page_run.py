@@ -23,6 +23,8 @@ from watercolour_env.render.page_report import ReportedError
 from watercolour_shared.sketch_text import safe_text
 
 WATCHDOG_INTERVAL_S = 0.2
+PAGE_TIME_ZONE = "UTC"
+PAGE_LOCALE = "en-US"
 # What the driver keeps of what it saw itself; the page marks its own errors handled, so Chromium sends
 # few here, but nothing a sketch does may make this list grow without bound.
 DRIVER_RECORDS = 20
@@ -81,6 +83,9 @@ async def run_page(chromium: Chromium, job: PageJob) -> PageRun:
             device_scale_factor=1,
             service_workers="block",
             accept_downloads=False,
+            # Seed and code fix a render: dates a sketch makes read the same on every machine (world.js).
+            timezone_id=PAGE_TIME_ZONE,
+            locale=PAGE_LOCALE,
         )
     except PlaywrightError as error:
         run.infrastructure_error = f"could not open a browser context: {error.message}"

@@ -50,22 +50,31 @@
   let resolveReport;
   const report = Object.freeze(new Promise((resolve) => { resolveReport = resolve; }));
 
+  // A built-in's data property that world.js made overridable is an accessor whose getter is ours:
+  // getter -> the built-in value, read here without calling anything.
+  const overridden = new WeakMap();
+  const dataValue = (object, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(object, key);
+    if (!d) return undefined;
+    return "value" in d ? d.value : overridden.get(d.get);
+  };
   // [kind, message] of anything thrown, read without running sketch code: only a real Error's
   // own data properties are read; anything else is named by its type.
   const describe = (thrown) => {
     if (!(thrown instanceof Error)) return ["Error", typeof thrown === "string" ? thrown : `a thrown ${typeof thrown}`];
     const own = (key) => {
-      const d = Reflect.getOwnPropertyDescriptor(thrown, key);
-      return d && typeof d.value === "string" ? d.value : undefined;
+      const value = dataValue(thrown, key);
+      return typeof value === "string" ? value : undefined;
     };
-    const kind = own("name") || (Object.getPrototypeOf(thrown) && Reflect.getOwnPropertyDescriptor(
-      Object.getPrototypeOf(thrown), "name")?.value) || "Error";
+    const prototype = Object.getPrototypeOf(thrown);
+    const kind = own("name") || (prototype && dataValue(prototype, "name")) || "Error";
     return [typeof kind === "string" ? kind : "Error", own("message") || ""];
   };
   const wc = {
     config,
     intrinsics,
     describe,
+    overridden,
     marks,
     inSketch: false,
     violation(code, message) {

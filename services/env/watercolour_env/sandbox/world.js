@@ -33,7 +33,8 @@
       stack.push(Object.getPrototypeOf(value));
       for (const key of Reflect.ownKeys(value)) {
         const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
-        if (descriptor) stack.push(descriptor.value, descriptor.get, descriptor.set);
+        // An overridable built-in (below) keeps its value in our getter: that value is frozen too.
+        if (descriptor) stack.push(descriptor.value, descriptor.get, descriptor.set, wc.overridden.get(descriptor.get));
       }
     }
     return root;
@@ -56,6 +57,63 @@
     "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "Float32Array", "Float64Array", "Int8Array",
     "Int16Array", "Int32Array", "Uint8Array", "Uint8ClampedArray", "Uint16Array", "Uint32Array", "BigInt64Array",
     "BigUint64Array", "parseInt", "parseFloat", "isNaN", "isFinite"];
+
+  // -- the override mistake: assigning a property that a frozen prototype already has throws in strict
+  // mode, so `this.name = 'PaintError'` in an Error subclass, or `Shape.prototype.toString = ...`, would
+  // fail. As hardened JavaScript (SES) does, these inherited data properties become accessors before
+  // the freeze: the getter gives the built-in value, and the setter gives the object assigned to an own
+  // property of its own. On the prototype itself the setter refuses, as the frozen property did: p5
+  // and p5.brush never see a sketch's Object.prototype.toString.
+  const { defineProperty, getOwnPropertyDescriptor } = Object;
+  const errorPrototypes = [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError]
+    .map((kind) => [kind.prototype, ["constructor", "name", "message"]]);
+  const overridable = [
+    [Object.prototype, ["constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf",
+      "propertyIsEnumerable"]],
+    [Function.prototype, ["constructor", "toString"]],
+    [Array.prototype, ["toString"]],
+    [Error.prototype, ["constructor", "name", "message", "toString"]],
+    ...errorPrototypes,
+  ];
+  for (const [prototype, keys] of overridable) {
+    for (const key of keys) {
+      const descriptor = getOwnPropertyDescriptor(prototype, key);
+      if (!descriptor || !("value" in descriptor)) continue;
+      const { value } = descriptor;
+      const accessors = {
+        get() { return value; },
+        set(replacement) {
+          if (this === prototype) throw new TypeError(`Cannot assign to read only property '${key}' of a built-in prototype`);
+          defineProperty(this, key, { value: replacement, writable: true, enumerable: true, configurable: true });
+        },
+      };
+      defineProperty(prototype, key, { get: accessors.get, set: accessors.set, enumerable: descriptor.enumerable,
+        configurable: false });
+      wc.overridden.set(accessors.get, value);
+    }
+  }
+
+  // -- the clock: seed and code fix a render, so the sketch's Date is virtual. It starts at the same
+  // instant on every render and moves one millisecond each time it is read (a loop that waits on it
+  // ends, after as many reads on every run). Dates with explicit arguments are ordinary dates; the
+  // page's time zone and locale are fixed too (page_run.py), so their arithmetic is the same everywhere.
+  const RealDate = Date;
+  const EPOCH = RealDate.UTC(2024, 0, 1);
+  let ticks = 0;
+  const clock = () => EPOCH + ticks++;
+  const construct = Reflect.construct;
+  const dateString = RealDate.prototype.toString;
+  const VirtualDate = function Date(...args) {
+    if (new.target === undefined) return apply(dateString, construct(RealDate, [clock()]), []);
+    return construct(RealDate, args.length === 0 ? [clock()] : args, new.target);
+  };
+  defineProperty(VirtualDate, "length", { value: 7 });
+  defineProperty(VirtualDate, "prototype", { value: RealDate.prototype, writable: false });
+  VirtualDate.now = () => clock();
+  VirtualDate.parse = RealDate.parse;
+  VirtualDate.UTC = RealDate.UTC;
+  // `new Date(0).constructor` must not hand back the real one, with its real `now`.
+  defineProperty(RealDate.prototype, "constructor", { value: VirtualDate });
 
   // -- values across the boundary --
   const colours = new WeakMap();   // handle -> p5.Color
@@ -173,13 +231,14 @@
   const silent = freeze(() => undefined);
   const quietConsole = freeze({ log: silent, info: silent, warn: silent, error: silent, debug: silent });
   for (const name of world.javascript) {
-    const value = name === "console" ? quietConsole : window[name];
+    const value = name === "console" ? quietConsole : name === "Date" ? VirtualDate : window[name];
     entries.set(name, () => value);
   }
   entries.set("brush", () => brush);
 
   for (const name of builtins) harden(window[name]);
   for (const value of hiddenIntrinsics) harden(value);
+  harden(VirtualDate);
 
   // -- the scope: every free name of the sketch ends here --
   const own = new Map();   // the sketch's undeclared globals (`x = 1` without let)
