@@ -9,6 +9,11 @@ is configured) is the rollout's reward. The model needs a chat template that can
     python examples/trl_grpo.py --model_name_or_path Qwen/Qwen3-0.6B --env_url http://localhost:8000 \\
         --output_dir runs/my-grpo --max_steps 50
 
+Each dataset row is one subject and one render seed (`--seed` onwards): the rollouts of a GRPO group share their
+row, so they paint the same subject with the same seed, and the group's rewards differ by the painting alone.
+The model may paint more than once; the last painting counts, and the tool's answer tells the gate's verdict,
+never the reward (services/env/watercolour_env/tool_env.py gives the rules).
+
 Every GRPOConfig field is a flag too (`--learning_rate`, `--num_generations`, ...), read by TRL's own parser;
 `--config my.yaml` reads them from a file, as TRL's scripts do.
 """
@@ -41,10 +46,11 @@ def main() -> None:
     script, config = TrlParser((ScriptArguments, GRPOConfig)).parse_args_and_config()
     # The brief (the subject and how to call the tool) comes from the environment's reset, after this message.
     rows = {"prompt": [[{"role": "system", "content": system_prompt()}, {"role": "user", "content": ""}]] * len(script.subjects)}
+    rows |= {"subject": script.subjects, "seed": [(config.seed + i) % 2**31 for i in range(len(script.subjects))]}
     trainer = GRPOTrainer(
         model=script.model_name_or_path,
         args=config,
-        train_dataset=Dataset.from_dict({**rows, "subject": script.subjects}),
+        train_dataset=Dataset.from_dict(rows),
         environment_factory=partial(WatercolourToolEnv, base_url=script.env_url),
     )
     trainer.train()

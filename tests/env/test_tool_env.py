@@ -1,15 +1,24 @@
 """The environment as TRL's `environment_factory` sees it, against real server processes: the tool TRL offers
-the model, a painting's reward, a rollout that never paints, and a judge-less infrastructure failure."""
+the model, a painting's reward (never in the tool's answer), one seed per episode, a rollout that never paints,
+a judge-less infrastructure failure, and a timed-out painting whose next one paints in the same episode."""
 
 from __future__ import annotations
 
 import pytest
 from transformers.utils import get_json_schema
 
-from tests.conftest import env_server, sketch
+from tests.conftest import env_server, fresh_seed, sketch
 from watercolour_env.tool_env import WatercolourToolEnv
 
 HOSTILE = "function setup() { createCanvas(600, 600, WEBGL); }\nfunction draw() { while (true) {} }"
+# Drawn until the render deadline (30 s in the tests): long after a 3 s client stopped waiting.
+HANGING = sketch("two-washes.js").replace("brush.noStroke();", "while (true) {} brush.noStroke();")
+REFUSAL = "I'm sorry, I can't paint that."  # refused by the gate at once: no_sketch
+
+
+def episode(env: WatercolourToolEnv):
+    """The episode the server holds for this tool env now (its OpenEnv state)."""
+    return env._env.state()
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +79,48 @@ def test_text_no_encoder_likes_is_the_models_painting_never_an_outage(server_url
         assert env.get_reward() is not None
         env.paint(junk)
         assert env.get_reward() == 0.0
+
+
+def test_an_episode_paints_with_one_seed_and_the_answer_never_tells_the_reward(server_url):
+    """The row's seed is the episode's, for every painting: the same sketch paints the same picture and reward, the
+    rollouts of a group (one row) share it, and a row without one draws it once. The model hears the gate's verdict
+    only: a reward it could read would let it repaint until a render scored well."""
+    seed = fresh_seed()
+    with WatercolourToolEnv(server_url) as env, WatercolourToolEnv(server_url) as other:
+        env.reset(subject="a red poppy", seed=seed, prompt=[])
+        answers, rewards = [], []
+        for _ in range(2):
+            answers.append(env.paint(sketch("two-washes.js")))
+            rewards.append(env.get_reward())
+            assert episode(env).seed == seed
+        assert rewards[0] == rewards[1] > 0
+        answers.append(env.paint(HOSTILE))
+        assert env.get_reward() == 0.0 and episode(env).seed == seed  # the last painting counts
+        assert answers[:2] == ["The sketch passed the gate."] * 2 and "failed the gate" in answers[2]
+        for answer in answers:
+            assert "eward" not in answer and f"{rewards[0]:.2f}" not in answer and "0.00" not in answer
+
+        other.reset(subject="a red poppy", seed=seed)  # the same row: the same seed
+        other.paint(sketch("two-washes.js"))
+        assert episode(other).seed == seed and other.get_reward() == rewards[0]
+
+        other.reset(subject="a red poppy")  # no seed in the row: drawn once, for every painting of the episode
+        drawn = episode(other).seed
+        other.paint(REFUSAL)
+        other.paint(sketch("two-washes.js"))
+        assert episode(other).seed == drawn
+
+
+def test_after_a_timed_out_painting_the_next_paints_in_the_same_episode(server_url):
+    """A painting the client stopped waiting for is None; the next one reconnects on a fresh socket (so the late
+    answer is never read as its own) and begins the same episode again: subject, seed and weights."""
+    seed, weights = fresh_seed(), {"gate": 0.3, "length": 0.7, "judge": 0.0, "hps": 0.0}
+    with WatercolourToolEnv(server_url, weights=weights, message_timeout_s=3.0) as env:
+        env.reset(subject="a fern leaf", seed=seed)
+        answer = env.paint(HANGING)
+        assert env.get_reward() is None and "not held against you" in answer
+        answer = env.paint(REFUSAL)
+        assert "failed the gate" in answer and env.get_reward() == 0.0
+        held = episode(env)
+    assert (held.subject, held.seed) == ("a fern leaf", seed)
+    assert held.weights.model_dump() == weights

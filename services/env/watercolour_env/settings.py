@@ -43,10 +43,13 @@ class EnvSettings(BaseSettings):
     canvas_size: int = 600
     redis_url: str = Field("redis://127.0.0.1:6379/0", alias="REDIS_URL")
     cache_ttl_s: int = Field(7 * 24 * 3600, ge=0)
-    max_sessions: int = Field(256, ge=1, description="concurrent OpenEnv WebSocket sessions")
+    max_sessions: int = Field(256, ge=1, description="concurrent OpenEnv sessions of every kind (/ws, /mcp)")
     # A session nobody has sent a message for this long is closed, so a leaked client cannot hold one of `max_sessions`
     # for ever. An hour: longer than a recipe's training step, between two episodes of a TRL-pooled session.
     session_idle_timeout_s: float = Field(3600.0, gt=0, description="close an OpenEnv session idle this long")
+    # A session that has done nothing since its create (a bare `POST /mcp` create, a socket that never sent a message)
+    # is closed sooner, so creates nobody uses cannot hold every slot for the idle timeout.
+    session_grace_s: float = Field(60.0, gt=0, description="close an OpenEnv session unused this long after its create")
     # A client gone without closing its socket (a killed machine, a dropped network) misses a ping; its socket and
     # session are closed after one interval more.
     ws_ping_s: float = Field(20.0, gt=0, description="WebSocket ping interval, and how long a pong may take")
