@@ -5,17 +5,38 @@ from __future__ import annotations
 import warnings
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from watercolour_shared.reward import PRESETS, MixWeights, preset
-from watercolour_shared.sketch_text import MAX_VIOLATIONS, SketchLine, SketchLines, SketchMessage, WellFormed
+from watercolour_shared.sketch_text import (
+    LINE_CHARS,
+    MAX_VIOLATIONS,
+    MESSAGE_CHARS,
+    SketchLine,
+    SketchLines,
+    SketchMessage,
+    WellFormed,
+    safe_text,
+)
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_shared.violations import ViolationCode
 
 # A model reply longer than this is refused by request validation (422); replies
 # between the gate's own limit and this one fail the gate as `oversized`.
 MAX_REPLY_CHARS = 2_000_000
+
+# Seeds cross to JavaScript, whose seeded generators take 32 bits; larger ones would paint alike.
+MAX_SEED = 2**31 - 1
 
 RenderStatus = Literal["passed", "failed", "unavailable"]
 Reply = Annotated[str, WellFormed, Field(max_length=MAX_REPLY_CHARS, description="raw model reply or plain code")]
@@ -52,7 +73,7 @@ class Timings(BaseModel):
 
 class RenderRequest(BaseModel):
     reply: Reply
-    seed: int = Field(0, ge=0, le=2**31 - 1)
+    seed: int = Field(0, ge=0, le=MAX_SEED)
     include_png: bool = True
 
 
@@ -84,6 +105,17 @@ class RenderResult(BaseModel):
 # read, here and nowhere else. The trainer resolves its recipe's mix itself and sends weights.
 EPISODE_MIX_UNTIL = "2027-03-01"
 
+# Revisions (docs/revisions.md): how many times an episode's painter may paint again after a critique, and the
+# bound on the improvement bonus alpha in alpha x (r_last - r_first) (SCoRe's shaping; 0 pays the last painting alone).
+MAX_REVISIONS = 8
+MAX_REVISION_BONUS = 10.0
+# Sent only when set: options at their defaults cross the wire as they did before revisions existed.
+_REVISION_SETTINGS = {"revisions": 0, "revision_bonus": 0.0}
+
+
+# A subject is a few words; it is echoed in every prompt and observation.
+MAX_SUBJECT_CHARS = 200
+
 
 class EpisodeOptions(BaseModel):
     """Per-episode settings a trainer passes through `reset` (or with a batch). A key that is none of them is
@@ -91,9 +123,21 @@ class EpisodeOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    subject: str = DEFAULT_SUBJECT
+    subject: Annotated[str, WellFormed, Field(min_length=1, max_length=MAX_SUBJECT_CHARS)] = DEFAULT_SUBJECT
     weights: MixWeights | None = Field(None, description="the episode's reward weights; the environment's default if unset")
-    references: int | None = Field(None, ge=1, le=16, description="judge references per rollout; the env's default if unset")
+    references: int | None = Field(
+        None, ge=1, le=16, strict=True, description="judge references per rollout; the env's default if unset"
+    )
+    revisions: int = Field(
+        0, ge=0, le=MAX_REVISIONS, description="paintings after the first, each after a critique; 0: one painting"
+    )
+    revision_bonus: float = Field(
+        0.0,
+        ge=0.0,
+        le=MAX_REVISION_BONUS,
+        allow_inf_nan=False,
+        description="alpha: the episode's reward is r_last + alpha x (r_last - r_first); 0: the last painting's",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -117,6 +161,16 @@ class EpisodeOptions(BaseModel):
             data["weights"] = named
         return data
 
+    @model_serializer(mode="wrap")
+    def _revisions_when_set(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """A revision setting at its default is left out, so an episode without revisions is the wire it was (a
+        server from before revisions, whose options forbid unknown keys, still takes it)."""
+        dumped = handler(self)
+        for name, default in _REVISION_SETTINGS.items():
+            if dumped.get(name) == default:
+                dumped.pop(name)
+        return dumped
+
     def weights_or(self, default: MixWeights) -> MixWeights:
         """The weights this episode is scored with: its own, else the environment's default."""
         return self.weights if self.weights is not None else default
@@ -124,6 +178,27 @@ class EpisodeOptions(BaseModel):
 
 # What `reset` accepts as episode settings: the options' fields, and `mix` until EPISODE_MIX_UNTIL.
 EPISODE_SETTINGS = frozenset({*EpisodeOptions.model_fields, "mix"})
+
+
+def read_episode_options(data: object) -> EpisodeOptions:
+    """The options a client sent, or their refusal as an error that quotes nothing back: what was sent may be
+    megabytes, or hold text no JSON encoder writes (a lone surrogate), and OpenEnv's WebSocket sends the error's
+    lines as they are. Each line keeps its place and its reason, made safe and cut to a line."""
+    try:
+        return EpisodeOptions.model_validate(data)
+    except ValidationError as error:
+        lines = [
+            {
+                "type": PydanticCustomError("episode_options", safe_text(item["msg"], LINE_CHARS)),
+                "loc": tuple(part if isinstance(part, int) else safe_text(str(part), MESSAGE_CHARS) for part in item["loc"]),
+                "input": None,
+            }
+            for item in error.errors(include_url=False)[:MAX_REFUSAL_LINES]
+        ]
+        raise ValidationError.from_exception_data(EpisodeOptions.__name__, lines) from None
+
+
+MAX_REFUSAL_LINES = 20
 
 
 def episode_refused(setting: str, reason: str, given: object) -> ValidationError:
@@ -148,7 +223,7 @@ class EvaluateRequest(BaseModel):
     """A whole GRPO group: every reply is gated, rendered and rewarded together."""
 
     replies: list[Reply] = Field(min_length=1, max_length=64)
-    seed: int = Field(0, ge=0, le=2**31 - 1)
+    seed: int = Field(0, ge=0, le=MAX_SEED)
     options: EpisodeOptions = EpisodeOptions()
     include_png: bool = False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ValidationError, ValidationInfo, field_validator, model_validator
@@ -47,13 +48,22 @@ class MixWeights(BaseModel):
     def _every_term_named(cls, data):
         if not isinstance(data, dict):
             return data  # an instance, or pydantic's own error for what is no object
-        unknown = [str(name) for name in data if name not in MIX_TERMS]
+        # Escaped: a name with a lone surrogate would make the reason itself unwritable.
+        unknown = [str(name).encode("utf-8", "backslashreplace").decode() for name in data if name not in MIX_TERMS]
         if unknown:
             raise _refused(f"weights name only the terms {', '.join(MIX_TERMS)}; unknown: {', '.join(unknown)}")
         missing = [term for term in MIX_TERMS if term not in data]
         if missing:
             raise _refused(f"weights name every term; missing: {', '.join(missing)}")
         return data
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _a_number(cls, value: object, info: ValidationInfo) -> object:
+        # JSON's true and "0.5" are no weights: a typed client sends numbers, and a coerced typo would train.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _refused(f"the weight of {info.field_name} is not a number: a {type(value).__name__}")
+        return value
 
     @field_validator("*")
     @classmethod
@@ -64,7 +74,13 @@ class MixWeights(BaseModel):
             raise _refused(f"the weight of {info.field_name} is negative: {value:g}")
         if value > MAX_WEIGHT:
             raise _refused(f"the weight of {info.field_name} is over {MAX_WEIGHT:g}: {value:g}")
-        return value
+        return value + 0.0  # -0.0 is 0
+
+    @model_validator(mode="after")
+    def _rewards_something(self) -> MixWeights:
+        if not any(by_term(self).values()):
+            raise _refused("weights reward nothing: every weight is 0")
+        return self
 
     def weight(self, term: Term) -> float:
         return by_term(self)[term]
@@ -181,3 +197,20 @@ def mix_reward(gate_passed: bool, length: float, terms: TermScores, weights: Mix
     if missing:
         return MixedReward(total=None, unavailable_reason="no score for " + ", ".join(missing))
     return MixedReward(total=total)
+
+
+def revision_reward(turns: Sequence[float | None], bonus: float = 0.0) -> float | None:
+    """An episode's reward from its paintings' rewards, in the order painted (docs/revisions.md).
+
+    The last painting's reward, plus the improvement bonus `bonus x (last - first)` (SCoRe's alpha; 0 pays the last
+    painting alone, and one painting is its own reward, exactly). A turn our infrastructure could not paint or score
+    (None) makes the episode's reward None, never 0: the trainer drops the episode. A painting that failed the gate is
+    a real 0 and counts as one."""
+    if not turns:
+        raise ValueError("an episode's reward needs at least one painting")
+    if any(total is None for total in turns):
+        return None
+    first, last = turns[0], turns[-1]
+    if bonus == 0 or len(turns) == 1:
+        return last
+    return last + bonus * (last - first)

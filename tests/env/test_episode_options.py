@@ -30,6 +30,23 @@ BAD_OPTIONS = {
     "mix as object": ('{"mix": {"judge": 1}}', "mix names a preset, one of"),
     "mix unknown": ('{"mix": "vibes"}', "unknown mix preset 'vibes'"),
     "options as list": ('["judge-led"]', "options is an object of episode settings|valid dictionary"),
+    "weight true": ('{"weights": {"gate": true, "length": 0, "judge": 1, "hps": 0}}', "gate is not a number: a bool"),
+    "weight as text": ('{"weights": {"gate": "0.5", "length": 0, "judge": 1, "hps": 0}}', "gate is not a number: a str"),
+    "weights all 0": ('{"weights": {"gate": 0, "length": 0, "judge": 0, "hps": -0.0}}', "weights reward nothing"),
+    "references true": ('{"references": true}', "valid integer"),
+    "references as text": ('{"references": "4"}', "valid integer"),
+    "references 4.0": ('{"references": 4.0}', "valid integer"),
+    "subject too long": (json.dumps({"subject": "a rose " * 40}), "at most 200"),
+    # This server has no scorer: an episode that weighs HPSv3 could only ever be unavailable.
+    "unscored term": ('{"weights": {"gate": 0, "length": 0, "judge": 0, "hps": 1}}', "no hps term here: WATERCOLOUR_SCORER_URL"),
+    # Lone surrogates in what is refused: the reason is still written, and nothing of it is echoed raw (FastAPI's JSON
+    # reader refuses such text itself on /evaluate: "a valid string").
+    "surrogate mix": (r'{"mix": "\ud800"}', r"unknown mix preset '\\ud800'|valid string"),
+    "surrogate weight": (
+        r'{"weights": {"\ud800": 1, "gate": 1, "length": 0, "judge": 0, "hps": 0}}',
+        r"unknown: \\ud800|valid string",
+    ),
+    "surrogate setting": (r'{"\ud800": 1}', "Extra inputs are not permitted|valid string"),
     # The bundled pool holds 4 love and 2 okay; the tier mix {"love": 2, "okay": 2} of 6 takes 3 of each.
     "references too many": (
         '{"references": 6, "weights": {"gate": 0, "length": 0, "judge": 1, "hps": 0}}',
@@ -114,3 +131,36 @@ def test_the_pools_check_is_what_its_draw_needs():
         pool.check({"love": 2, "okay": 2}, 6)
     with pytest.raises(ReferencePoolError, match="need 3 'okay'"):
         pool.sample({"love": 2, "okay": 2}, 6, seed=0)
+
+
+def test_a_reset_seed_outside_what_a_render_takes_is_refused(judged_url):
+    for seed in ("2147483648", "1" + "0" * 400, "-1"):
+        answer = post_raw(f"{judged_url}/reset", f'{{"seed": {seed}, "options": {{"subject": "a fern"}}}}')
+        assert answer.status_code == 422, answer.text
+        assert "a seed is a whole number from 0 to 2147483647" in answer.text or "greater than or equal" in answer.text
+    still_answers(judged_url)
+
+
+async def test_json_python_cannot_read_is_refused_and_the_socket_goes_on(judged_url):
+    """An integer of thousands of digits, or nesting past the parser's recursion: well-formed JSON that Python's reader
+    refuses with an error OpenEnv's socket handler does not expect (it ended the session)."""
+    weights = '{"gate": 1' + "0" * 5000 + ', "length": 0, "judge": 1, "hps": 0}'
+    deep = '{"a": ' * 3000 + "1" + "}" * 3000
+    async with websockets.connect(judged_url.replace("http", "ws") + "/ws", max_size=2**22) as ws:
+        for options in (f'{{"weights": {weights}}}', deep):
+            await ws.send(f'{{"type": "reset", "data": {{"seed": 1, "options": {options}}}}}')
+            refused = json.loads(await ws.recv())
+            assert refused["type"] == "error" and refused["data"]["code"] == "INVALID_JSON", refused
+        await ws.send(json.dumps({"type": "reset", "data": {"seed": fresh_seed(), "options": {"subject": "a fern"}}}))
+        assert json.loads(await ws.recv())["type"] == "observation"
+
+
+async def test_a_subject_with_a_lone_surrogate_is_made_well_formed(judged_url):
+    body = r'{"seed": 1, "options": {"subject": "a \ud800 fern"}}'
+    answer = post_raw(f"{judged_url}/reset", body)
+    assert answer.status_code == 200 and answer.json()["observation"]["subject"] == "a \ufffd fern"
+    async with websockets.connect(judged_url.replace("http", "ws") + "/ws") as ws:
+        await ws.send(f'{{"type": "reset", "data": {body}}}')
+        assert json.loads(await ws.recv())["data"]["observation"]["subject"] == "a \ufffd fern"
+        await ws.send(json.dumps({"type": "step", "data": {"reply": REFUSAL}}))
+        assert json.loads(await ws.recv())["data"]["observation"]["status"] == "failed"

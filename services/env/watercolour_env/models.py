@@ -27,9 +27,16 @@ class WatercolourObservation(Observation):
     render: RenderResult | None = Field(None, description="gate and render result; the PNG only when asked for")
     breakdown: RewardBreakdown | None = None
     unavailable_reason: str | None = None
+    # Only in an episode with revisions (docs/revisions.md); None in one without, so its wire is what it was.
+    revisions_left: int | None = Field(None, description="paintings still allowed after this one")
+    critique: str | None = Field(None, description="what this painting and the gate show, never a score")
+    critique_version: str | None = None
+    first_reward: float | None = Field(None, description="the first painting's reward, on the last turn when a bonus applied")
 
 
 class WatercolourState(State):
     subject: str = ""
     seed: int = 0
     weights: MixWeights | None = None
+    revisions: int = Field(0, description="paintings after the first that the episode allows")
+    revision_bonus: float = 0.0

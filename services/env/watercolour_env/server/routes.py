@@ -16,7 +16,14 @@ from pydantic import ValidationError
 
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
-from watercolour_shared.render_wire import EpisodeOptions, EvaluateRequest, EvaluateResponse, RenderRequest, RenderResult
+from watercolour_shared.render_wire import (
+    EpisodeOptions,
+    EvaluateRequest,
+    EvaluateResponse,
+    RenderRequest,
+    RenderResult,
+    episode_refused,
+)
 
 
 def add_service_routes(
@@ -71,6 +78,9 @@ def add_service_routes(
 
     @app.post("/evaluate", response_model=EvaluateResponse)
     async def evaluate(request: EvaluateRequest) -> EvaluateResponse:
+        if request.options.revisions:
+            reason = "/evaluate paints each reply once: revisions belong to an episode, through reset and step"
+            raise episode_refused("revisions", reason, request.options.revisions)
         services.check_episode(request.options)
         results = await services.evaluate_group(request.replies, request.seed, request.options)
         if not request.include_png:

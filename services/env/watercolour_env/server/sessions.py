@@ -212,6 +212,15 @@ class _Socket:
 
     async def receive(self) -> dict:
         message = await self._receive()
+        while message["type"] == "websocket.receive" and (unreadable := _unreadable(message)):
+            # OpenEnv answers JSON syntax errors itself, but these end its handler and the session with them.
+            frame = (
+                {"jsonrpc": "2.0", "error": {"code": -32700, "message": unreadable}, "id": None}  # JSON-RPC's parse error
+                if self.path == "/mcp"
+                else {"type": "error", "data": {"message": unreadable, "code": "INVALID_JSON"}}
+            )
+            await self._send_once({"type": "websocket.send", "text": json.dumps(frame)})
+            message = await self._receive()
         if message["type"] != "websocket.receive":
             return message
         if self.expired is None and self.session_id is not None and not self.server.held(self.session_id):
@@ -264,3 +273,15 @@ class _Socket:
             await self._send_once({"type": "websocket.close", "code": EXPIRED_CLOSE_CODE, "reason": "session expired"})
         except RuntimeError:  # the client closed it first: uvicorn refuses a second close
             self._closed = True
+
+
+def _unreadable(message: dict) -> str | None:
+    """Why a message's JSON, well-formed as text, cannot be read in Python: an integer of thousands of digits, or
+    nesting deeper than the parser's recursion allows. None for anything else, JSON syntax errors included."""
+    try:
+        json.loads(message.get("text") or message.get("bytes") or "null")
+    except json.JSONDecodeError:
+        return None
+    except (ValueError, RecursionError) as error:
+        return f"Invalid JSON: {type(error).__name__}: {str(error)[:200]}"
+    return None

@@ -1,11 +1,13 @@
-"""The OpenEnv environment: one episode is one painting.
+"""The OpenEnv environment: one episode is one painting, or a painting and its revisions.
 
 `reset` picks the subject, seed and reward mix (per episode, no restart);
-`step` gates, renders and rewards the policy's reply and ends the episode.
+`step` gates, renders and rewards the policy's reply and ends the episode. With `revisions=N` (docs/revisions.md)
+the first N steps answer `done=False` with a critique and no reward, and step N+1 ends it with the episode's reward.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from typing import Any
@@ -13,10 +15,19 @@ from uuid import uuid4
 
 from openenv.core.env_server.interfaces import Environment
 
+from watercolour_env.critique import CRITIQUE_VERSION, critique
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
+from watercolour_env.revisions import RevisionRubric, Turn
 from watercolour_env.services import EnvServices
 from watercolour_shared.prompts import user_prompt
-from watercolour_shared.render_wire import EPISODE_SETTINGS, EpisodeOptions, episode_refused
+from watercolour_shared.render_wire import (
+    EPISODE_SETTINGS,
+    MAX_SEED,
+    EpisodeOptions,
+    Evaluation,
+    episode_refused,
+    read_episode_options,
+)
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +36,9 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
     SUPPORTS_CONCURRENT_SESSIONS = True
 
     def __init__(self, services: EnvServices):
-        super().__init__()
+        super().__init__(rubric=RevisionRubric())
         self.services = services
+        self._lost: list[str] = []  # why each turn our infrastructure failed, in this episode
         self._options = EpisodeOptions()
         self._state = WatercolourState(episode_id=str(uuid4()), step_count=0, subject=self._options.subject)
 
@@ -50,8 +62,10 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
         keywords = {k: v for k, v in given.items() if v is not None}
         ignored = set(keywords) - EPISODE_SETTINGS
         if ignored:
-            log.warning("reset ignores keywords that are no episode setting: %s", sorted(ignored))
-        options = EpisodeOptions.model_validate({**inside, **{k: v for k, v in keywords.items() if k not in ignored}})
+            log.warning("reset ignores keywords that are no episode setting: %s", ascii(sorted(ignored)))
+        if seed is not None and not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
+            raise episode_refused("seed", f"a seed is a whole number from 0 to {MAX_SEED}", None)
+        options = read_episode_options({**inside, **{k: v for k, v in keywords.items() if k not in ignored}})
         self.services.check_episode(options)
         resolved = options.weights_or(self.services.settings.default_weights())
         self._options = options
@@ -61,7 +75,11 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             subject=options.subject,
             seed=seed if seed is not None else secrets.randbelow(2**31),
             weights=resolved,
+            revisions=options.revisions,
+            revision_bonus=options.revision_bonus,
         )
+        self.rubric.begin(options.revision_bonus)
+        self._lost = []
         return WatercolourObservation(subject=options.subject, prompt=user_prompt(options.subject), status="ready")
 
     def step(self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any) -> WatercolourObservation:
@@ -70,6 +88,8 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
     async def step_async(
         self, action: WatercolourAction, timeout_s: float | None = None, **kwargs: Any
     ) -> WatercolourObservation:
+        if self._options.revisions:
+            return await self._revision_turn(action)
         seed = action.seed if action.seed is not None else self._state.seed
         evaluation = await self.services.evaluate(action.reply, seed, self._options)
         self._state.step_count += 1
@@ -84,6 +104,49 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             breakdown=reward,
             unavailable_reason=render.unavailable_reason or reward.unavailable_reason,
         )
+
+    async def _revision_turn(self, action: WatercolourAction) -> WatercolourObservation:
+        """One painting of an episode with revisions. Every turn paints with the episode's seed; the turns before the
+        last carry the critique and no reward or breakdown, so the policy never reads a score mid-episode."""
+        seed, turn = self._state.seed, self._state.step_count + 1
+        if action.seed is not None and action.seed != seed:
+            raise episode_refused("seed", f"every painting of an episode with revisions uses its seed, {seed}", action.seed)
+        if turn > self._options.revisions + 1:
+            raise episode_refused("revisions", "no revisions remain: reset to begin another episode", self._options.revisions)
+        evaluation = await self.services.evaluate(action.reply, seed, self._options)
+        self._state.step_count = turn
+        render, reward = evaluation.render, evaluation.reward
+        if reward.total is None:
+            self._lost.append(f"painting {turn}: {render.unavailable_reason or reward.unavailable_reason}")
+        left = self._options.revisions + 1 - turn
+        episode_reward = self.rubric(action, Turn(total=reward.total, done=left == 0))
+        said = await asyncio.to_thread(critique, render)  # 10 to 20 ms of numpy: off the loop that answers every session
+        observation = WatercolourObservation(
+            subject=self._options.subject,
+            prompt=user_prompt(self._options.subject),
+            status=render.status,
+            render=render if action.include_png else render.model_copy(update={"png_base64": None}),
+            revisions_left=left,
+            critique=said,
+            critique_version=CRITIQUE_VERSION,
+        )
+        if left > 0:
+            observation.unavailable_reason = render.unavailable_reason
+            return observation
+        return self._last_turn(observation, evaluation, episode_reward)
+
+    def _last_turn(
+        self, observation: WatercolourObservation, evaluation: Evaluation, episode_reward: float | None
+    ) -> WatercolourObservation:
+        """The episode's reward, the last painting's breakdown, and the first painting's reward when a bonus paid."""
+        observation.done = True
+        observation.reward = episode_reward
+        observation.breakdown = evaluation.reward
+        if self._options.revision_bonus > 0:
+            observation.first_reward = self.rubric.first_total
+        if episode_reward is None:
+            observation.unavailable_reason = "; ".join(self._lost) or None
+        return observation
 
     @property
     def state(self) -> WatercolourState:
