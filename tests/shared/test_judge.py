@@ -1,15 +1,19 @@
 """The pairwise judge: the chat-completions protocol and its failure codes against a
 local server that speaks it, the tolerant parser, and the scoring rules."""
 
+import asyncio
+import time
+
 import pytest
 
 from tests.conftest import fresh_seed
 from tests.pictures import blank_sheet, hard_blob, soft_wash
+from tests.shared.deadline import deadline
 from tests.shared.scripted_http import ScriptedServer
 from watercolour_shared.judge.chat_judge import ChatJudge, JudgeRejected, JudgeUnavailable
 from watercolour_shared.judge.offline import MARGIN, OfflineJudge, wash_quality
 from watercolour_shared.judge.pairwise import PairwiseJudge
-from watercolour_shared.judge.verdict import UnreadableVerdict, Verdict, parse_verdict
+from watercolour_shared.judge.verdict import UnreadableVerdict, Verdict, find_verdict, parse_verdict
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.reference_pool import Reference
 
@@ -173,3 +177,86 @@ async def test_offline_judge_calls_a_pair_it_cannot_tell_apart_a_tie():
     assert (await judge.compare(near, other)).winner == (await judge.compare(other, near)).winner == "A"
     outcome = await PairwiseJudge(judge).score(near, [Reference("near", "love", other)])
     assert outcome.score == 0.5 and not outcome.comparisons[0].orders_agree
+
+
+# A judge's answer is remote text: bounded before it is read, and read in linear time, off the event loop's back.
+
+
+HOSTILE = {
+    "braces": lambda n: "{" * n,
+    "winner keys": lambda n: '{"winner":' * (n // 10),
+    "open verdicts": lambda n: '{"winner": "A"' * (n // 14),
+    "an open string": lambda n: '{"reason": "' + "{" * n,
+    "nested arrays": lambda n: '{"winner": "A", "reason": ' + "[" * n,
+    "fences": lambda n: "```json\n{" * (n // 9),
+}
+
+
+def _seconds(work) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("make", HOSTILE.values(), ids=HOSTILE.keys())
+def test_the_verdict_is_found_in_linear_time_whatever_the_answer_holds(make):
+    """Two megabytes of hostile text are searched in well under a second, and four times the text costs about
+    four times the time (a quadratic search costs sixteen: the old one took minutes on a million `{`)."""
+    small, large = make(500_000), make(2_000_000)
+    with deadline(30):
+        assert find_verdict(large) is None
+        took_small = min(_seconds(lambda: find_verdict(small)) for _ in range(3))
+        took_large = min(_seconds(lambda: find_verdict(large)) for _ in range(3))
+    assert took_large < 1.0, took_large
+    assert took_large < 8 * took_small + 0.05, (took_small, took_large)
+
+
+def test_a_verdict_after_hostile_text_is_still_found_and_an_overlong_answer_is_refused_unread():
+    noise = "I weighed {both} {{ paintings"
+    assert find_verdict(noise * 1000 + '```json\n{"reason": "a {soft} edge", "winner": "b"}\n```').winner == "B"
+    assert find_verdict('{"verdict": {"winner": "A", "reason": "glow"}}').winner == "A"
+    with deadline(5), pytest.raises(UnreadableVerdict, match="2000000 characters"):
+        parse_verdict("{" * 2_000_000)
+
+
+def _heartbeat_gaps(stop: asyncio.Event, gaps: list[float]):
+    async def beat():
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    return asyncio.ensure_future(beat())
+
+
+@pytest.mark.parametrize("braces", [2_000_000, 1_000_000, 15_000], ids=["2 MB", "1 MB", "under the text limit"])
+async def test_a_hostile_answer_over_http_is_refused_quickly_and_the_event_loop_keeps_beating(braces):
+    """A judge endpoint answers a run of `{`: over the answer's byte limit it is refused unread, over the verdict's
+    length it is refused before parsing, and under both it is searched in linear time. Meanwhile a heartbeat on the
+    same event loop (the environment's /health, in production) never stops for long. The old client spent minutes
+    in a regex on the event loop, for the 1 MB answer and the 2 MB one; the deadline stops it."""
+    stop, gaps = asyncio.Event(), []
+    with ScriptedServer([(200, chat_answer("{" * braces), 0)]) as server, deadline(60):
+        async with ChatJudge(server.url, retries=2) as judge:
+            beating = _heartbeat_gaps(stop, gaps)
+            started = time.perf_counter()
+            with pytest.raises((JudgeUnavailable, UnreadableVerdict)) as refused:
+                await judge.compare(soft_wash(1), hard_blob())
+            took = time.perf_counter() - started
+            stop.set()
+            await beating
+    assert took < 5.0 and max(gaps, default=0) < 1.0, (took, max(gaps, default=0))
+    assert len(server.requests) == 1  # a hostile answer is not asked for again
+    expected = {2_000_000: "over 1048576 bytes", 1_000_000: "1000000 characters", 15_000: "no verdict"}[braces]
+    assert expected in str(refused.value)
+
+
+async def test_an_oversized_answer_is_unavailable_never_a_loss():
+    """Through the pairwise judge: every order refused, so no reference resolves and the score is None, not 0."""
+    with ScriptedServer([(200, chat_answer("{" * 2_000_000), 0)]) as server, deadline(60):
+        async with ChatJudge(server.url, retries=0) as judge:
+            outcome = await PairwiseJudge(judge).score(WASH, REFERENCES)
+    assert outcome.score is None and outcome.unavailable_reason
+    assert all(c.score is None and c.candidate_as_a is None and c.candidate_as_b is None for c in outcome.comparisons)

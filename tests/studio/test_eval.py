@@ -15,6 +15,7 @@ from tests.studio.conftest import SUBJECT as FILM_SUBJECT
 from tests.trainer.conftest import corpus
 from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.judge.offline import wash_quality
+from watercolour_shared.reward import DEFAULT_MIX, preset
 from watercolour_shared.run_dir import RunWriter
 from watercolour_shared.run_dir.evaluation import read_evaluation
 from watercolour_shared.subjects import DEFAULT_SUBJECT
@@ -132,7 +133,9 @@ def test_a_run_directory_paints_with_its_weights_and_says_what_trained_it(tiny_p
     this eval's judge, which eval warns about. With no --out, the eval lands in the run's eval/."""
     run = tmp_path / "run"
     shutil.copytree(tiny_policy, run / "model")
-    plan = {"model": "tiny", "subjects": [SUBJECTS[1]], "weights": {}, "lora": None, "push_to": None, "judge": "offline-judge"}
+    weights = preset(DEFAULT_MIX).model_dump()
+    plan = {"model": "tiny", "subjects": [SUBJECTS[1]], "weights": weights, "lora": None, "push_to": None}
+    plan["judge"] = "offline-judge"
     RunWriter(run).write_plan(plan)
     with ScriptedServer(answers(PAINTINGS, 12)) as model:
         refused = run_eval(f"{model.url}#painter", str(run), full_reward_env_url, subjects, tmp_path / "refused")

@@ -1,5 +1,10 @@
 """The judge through any OpenAI-compatible chat-completions endpoint (watercolour_shared.chat_client):
-two paintings go as image data URIs, temperature 0, with a strict JSON schema."""
+two paintings go as image data URIs, temperature 0, with a strict JSON schema.
+
+Its answer is bounded before it is read: a body over MAX_ANSWER_BYTES is refused unread (JudgeUnavailable),
+and a message over the verdict's own limit (verdict.MAX_ANSWER_CHARS) is unreadable; the verdict is found in
+linear time (verdict.py). So no answer, however hostile, holds the environment's event loop for more than a
+moment: reading a verdict is a bounded decode of at most a megabyte, off the loop when it is large."""
 
 from __future__ import annotations
 
@@ -24,9 +29,14 @@ class JudgeRejected(ServiceRejected):
     """The judge refused the call (bad token, no quota, unknown model)."""
 
 
+# A verdict is a line (300 tokens at most); a megabyte leaves room for whatever else a provider adds to the answer.
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
 class ChatJudge(ChatClient):
     unavailable = JudgeUnavailable
     rejected = JudgeRejected
+    max_answer_bytes = MAX_ANSWER_BYTES
 
     def __init__(
         self,
@@ -51,7 +61,7 @@ class ChatJudge(ChatClient):
         return await self.probe("/models")
 
     async def compare(self, painting_a: bytes, painting_b: bytes) -> Verdict:
-        """Which painting is the better watercolour. Raises on a failed or unreadable call."""
+        """Which painting is the better watercolour. Raises on a failed, oversized or unreadable answer."""
         body = {
             "model": self.model,
             "temperature": 0,

@@ -85,6 +85,8 @@ def _eval(args: argparse.Namespace) -> int:
     interval = f"[{rate.low:.0%}, {rate.high:.0%}]" if rate.low is not None else "[no interval]"
     shown = f"{rate.mean:.0%} {interval}" if rate.mean is not None else "none (nothing compared)"
     print(f"B against A: win rate {shown}, {match.wins} won, {match.losses} lost, {match.ties} tied, {match.left_out} left out")
+    for label, summary in evaluation.policies.items():
+        print(f"{label}: {summary.paintings} paintings scored, {summary.unavailable} left out (no answer, never scored)")
     if evaluation.diversity_ratio is not None:
         print(f"diversity: B's paintings vary {evaluation.diversity_ratio:.0%} as much as A's")
     for warning in evaluation.warnings:

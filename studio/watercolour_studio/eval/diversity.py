@@ -54,7 +54,9 @@ INK_FROM, INK_RAMP = 1.0, 4.0  # CIE76 difference from the paper where ink start
 HUE_CHROMA = 5.0  # ink less chromatic than this has a shorter hue vector: grey ink has no hue
 COLOUR_SIZE = COLOUR_GRID * COLOUR_GRID * 3
 BRUSH_CALL = re.compile(r"\bbrush\s*\.\s*([A-Za-z_$][\w$]*)\s*\(")
-COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+# A block comment left open runs to the end, as it would in JavaScript: matched once, never from each later `/*`
+# (which scanned to the end from every one of them: 180,000 characters of `/*` took a minute).
+COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 
 
 def embed(png: bytes) -> np.ndarray:
@@ -93,7 +95,8 @@ def spread(pngs: list[bytes]) -> float | None:
 
 def brush_sequence(code: str) -> list[str]:
     """The `brush.METHOD(` calls in the order they are written, comments left out (strings are not parsed:
-    a call spelled inside a string counts). A call in a loop or a helper counts once, where it is written."""
+    a call spelled inside a string counts). A call in a loop or a helper counts once, where it is written.
+    Linear in the code's length, whatever it holds: the code is the model's, and may be anything."""
     return BRUSH_CALL.findall(COMMENT.sub(" ", code))
 
 

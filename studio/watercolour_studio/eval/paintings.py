@@ -3,27 +3,42 @@ rendered and rewarded by the environment over its HTTP contract, and kept as fil
 
 Replies are appended to `replies-LABEL.jsonl` as they are written, so a rerun writes only the missing ones;
 the environment's Redis cache answers the renders and terms it already computed.
+
+What the model wrote is judged, whatever it is: a reply longer than the environment's wire takes
+(MAX_REPLY_CHARS) is scored here as the gate scores any reply past its limit, failed as `oversized`, since the
+environment would refuse the whole request. What the policy did not give (policies.NoAnswer), and a saved reply
+that is not text, are left out and counted. A request the environment refuses leaves out only the replies it
+refuses: the others are sent again one by one.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from watercolour_shared.env_client import EnvHttpClient
-from watercolour_shared.render_wire import EpisodeOptions, Evaluation
+from watercolour_shared.render_wire import MAX_REPLY_CHARS, EpisodeOptions, Evaluation
 from watercolour_shared.reward import MIX_TERMS, MixWeights
 from watercolour_shared.run_dir.evaluation import Painting
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
+from watercolour_shared.violations import ViolationCode
 from watercolour_studio.eval.diversity import brush_sequence
-from watercolour_studio.eval.policies import Policy
+from watercolour_studio.eval.policies import NoAnswer, Policy, Written
+
+log = logging.getLogger(__name__)
 
 # Every term weighs something, so the environment computes each one; eval reports terms, never the total.
 EVERY_TERM = MixWeights(**{term: 1.0 for term in MIX_TERMS})
+# The environment's terms for a reply that fails the gate before any code is read: no code, so no length either.
+OVERSIZED_TERMS = {"gate": 0.0, "length": 0.0, "judge": None, "hps": None}
+NO_ANSWER = "the policy gave no answer"
 
 
 def sample_seed(seed: int, subject_index: int, sample: int) -> int:
@@ -39,24 +54,28 @@ class Replies:
 
     def __init__(self, path: Path):
         self.path = path
-        self.known: dict[tuple[str, int, int], str] = {}
+        self.known: dict[tuple[str, int, int], str | NoAnswer] = {}
         self.seconds = 0.0  # spent waiting for the policy to write
         if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
                     row = json.loads(line)
-                    self.known[(row["subject"], row["sample"], row["seed"])] = row["reply"]
-                except (ValueError, KeyError, TypeError):
+                    key, reply = (row["subject"], row["sample"], row["seed"]), row["reply"]
+                    hash(key)
+                except (ValueError, KeyError, TypeError, RecursionError):
                     continue  # a line cut short by an interrupted run: that reply is written again
+                # A saved reply that is not text (an earlier version saved what an endpoint sent) cannot be judged:
+                # it is what the policy gave for that seed, so it is left out and counted, not asked for again.
+                self.known[key] = reply if isinstance(reply, str) else NoAnswer("a saved reply that is not text")
 
-    async def get(self, policy: Policy, subject: str, sample: int, seed: int) -> str | None:
+    async def get(self, policy: Policy, subject: str, sample: int, seed: int) -> Written:
         key = (subject, sample, seed)
         if key not in self.known:
             started = time.perf_counter()
             reply = await policy.write(subject, sample, seed)
             self.seconds += time.perf_counter() - started
-            if reply is None:
-                return None
+            if not isinstance(reply, str):
+                return reply  # no answer: not kept, so a rerun asks again
             self.known[key] = reply
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(json.dumps({"subject": subject, "sample": sample, "seed": seed, "reply": reply}) + "\n")
@@ -71,8 +90,8 @@ async def write_subject(
     samples: int,
     seed: int,
     progress: Callable[[int], None],
-) -> list[str | None]:
-    """The policy's reply for each sample of the subject (None where it gave none)."""
+) -> list[Written]:
+    """The policy's reply for each sample of the subject (NoAnswer or None where it gave none)."""
     written = []
     for sample in range(samples):
         written.append(await replies.get(policy, subject, sample, sample_seed(seed, subject_index, sample)))
@@ -82,42 +101,67 @@ async def write_subject(
 
 async def render_subject(
     env: EnvHttpClient,
-    written: list[str | None],
+    written: list[Written],
     subject: str,
     subject_index: int,
     seed: int,
     out: Path,
     label: str,
 ) -> list[Painting]:
-    """The subject's replies gated, rendered and scored by the environment in one request, kept as files."""
+    """The subject's replies gated, rendered and scored by the environment in one request, kept as files; a reply
+    too long for the wire fails the gate here, and a sample with no reply is left out, saying why."""
     seeds = [sample_seed(seed, subject_index, sample) for sample in range(len(written))]
     folder = Path("paintings") / label / subject_folder(subject_index, subject)
-    present = [reply for reply in written if reply is not None]
-    evaluations: list[Evaluation | None] = [None] * len(present)
-    failure = "the policy gave no answer"
-    if present:
+    sent = [sample for sample, reply in enumerate(written) if isinstance(reply, str) and len(reply) <= MAX_REPLY_CHARS]
+    answers: dict[int, Evaluation | str] = {}
+    if sent:
         options = EpisodeOptions(subject=subject, weights=EVERY_TERM)
-        try:
-            evaluations = await env.evaluate(present, seed=seed + subject_index, options=options, include_png=True)
-        except (ServiceUnavailable, ServiceRejected) as error:
-            failure = f"the environment gave no answer: {error}"
-    answers = iter(zip(present, evaluations, strict=True))
-    return [
-        _painting(next(answers), sample, seeds[sample], out, folder)
-        if reply is not None
-        else _lost(sample, seeds[sample], failure)
-        for sample, reply in enumerate(written)
-    ]
+        answers = await _evaluate(env, {sample: written[sample] for sample in sent}, seed + subject_index, options)
+    paintings = []
+    for sample, reply in enumerate(written):
+        if isinstance(reply, str) and sample in answers:
+            paintings.append(_painting((reply, answers[sample]), sample, seeds[sample], out, folder))
+        elif isinstance(reply, str):
+            paintings.append(_oversized(reply, sample, seeds[sample], out, folder))
+        else:
+            why = f"{NO_ANSWER}: {reply.kind}" if isinstance(reply, NoAnswer) else NO_ANSWER
+            paintings.append(_lost(sample, seeds[sample], why))
+    return paintings
 
 
-def _painting(answer: tuple[str, Evaluation | None], sample: int, seed: int, out: Path, folder: Path) -> Painting:
+async def _evaluate(
+    env: EnvHttpClient, replies: dict[int, str], seed: int, options: EpisodeOptions
+) -> dict[int, Evaluation | str]:
+    """Each sample's evaluation, or why the environment gave none. A request it refuses is sent again reply by
+    reply, so a reply it refuses is left out alone, and the others are scored."""
+    samples = list(replies)
+    try:
+        results = await env.evaluate(list(replies.values()), seed=seed, options=options, include_png=True)
+    except (ServiceRejected, ValidationError) as error:
+        if len(samples) == 1:
+            return {samples[0]: f"the environment refused the reply: {_kind(error)}"}
+        answers: dict[int, Evaluation | str] = {}
+        for sample in samples:
+            answers.update(await _evaluate(env, {sample: replies[sample]}, seed, options))
+        return answers
+    except ServiceUnavailable as error:
+        log.warning("the environment gave no answer: %s", error)
+        return dict.fromkeys(samples, f"the environment gave no answer: {_kind(error)}")
+    return dict(zip(samples, results, strict=True))
+
+
+def _kind(error: Exception) -> str:
+    return getattr(error, "kind", None) or type(error).__name__
+
+
+def _painting(answer: tuple[str, Evaluation | str], sample: int, seed: int, out: Path, folder: Path) -> Painting:
+    """`answer`: the reply and the environment's evaluation of it, or why it gave none."""
     reply, evaluation = answer
-    js = folder / f"sample-{sample}.js"
-    (out / folder).mkdir(parents=True, exist_ok=True)
-    code = evaluation.render.code if evaluation and evaluation.render.code else reply
-    (out / js).write_text(code, encoding="utf-8", errors="replace")
-    if evaluation is None:
-        return Painting(sample=sample, seed=seed, status="unavailable", js=str(js), failure="the environment gave no answer")
+    if isinstance(evaluation, str):
+        js = _keep(out, folder, sample, reply)
+        return Painting(sample=sample, seed=seed, status="unavailable", js=str(js), failure=evaluation)
+    code = evaluation.render.code if evaluation.render.code else reply
+    js = _keep(out, folder, sample, code)
     render, reward = evaluation.render, evaluation.reward
     png = None
     if render.png_base64:
@@ -136,6 +180,28 @@ def _painting(answer: tuple[str, Evaluation | None], sample: int, seed: int, out
         brush_calls=brush_sequence(code),
         failure=render.unavailable_reason if render.status == "unavailable" else None,
     )
+
+
+def _oversized(reply: str, sample: int, seed: int, out: Path, folder: Path) -> Painting:
+    """A reply longer than the environment's wire takes: failed as `oversized`, with the terms the environment gives
+    any reply past its gate's limit (pipeline.py), since it would refuse the request rather than answer."""
+    js = _keep(out, folder, sample, reply)
+    return Painting(
+        sample=sample,
+        seed=seed,
+        status="failed",
+        js=str(js),
+        violations=[ViolationCode.OVERSIZED.value],
+        reward=dict(OVERSIZED_TERMS),
+        brush_calls=brush_sequence(reply),
+    )
+
+
+def _keep(out: Path, folder: Path, sample: int, code: str) -> Path:
+    js = folder / f"sample-{sample}.js"
+    (out / folder).mkdir(parents=True, exist_ok=True)
+    (out / js).write_text(code, encoding="utf-8", errors="replace")
+    return js
 
 
 def _lost(sample: int, seed: int, failure: str) -> Painting:

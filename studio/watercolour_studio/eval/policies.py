@@ -6,15 +6,18 @@
 - the paintings a run directory already holds for given steps: `RUN_DIR@STEP[,STEP...]` (no model at all;
   their subjects are the run's training subjects, so such an eval is not held out, and says so).
 
-Every policy writes one reply per (subject, seed); None means no answer came (infrastructure), so that
-painting is left out, never scored. Each sample has its own fixed seed, so sample k of a subject is the
-same reply however many samples are asked for.
+Every policy writes one reply per (subject, seed): the text the model wrote, which is judged whatever it is
+(empty, or too long for the environment's wire: then it fails the gate), or NoAnswer (None where no reason is
+known) when the policy gave none: no choices, a null content, content that is not text (a list, a number, an
+object), an HTTP error. That painting is left out and counted, never scored, never a loss. Each sample has its
+own fixed seed, so sample k of a subject is the same reply however many samples are asked for.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -24,6 +27,20 @@ from watercolour_shared.run_dir import RunPlan, RunReader, weights_kind
 from watercolour_shared.run_dir.layout import PLAN
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 from watercolour_studio.pool.painter import PaintingModel
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NoAnswer:
+    """What a policy did not give: `kind` in a few words (`HTTP 500`, `null content`, `list content`), counted per
+    policy; `detail` the rest, for the log."""
+
+    kind: str
+    detail: str = ""
+
+
+Written = str | NoAnswer | None  # a reply, or why none came (None: the policy gave no reason)
 
 
 class PolicyError(ValueError):
@@ -44,7 +61,7 @@ class Policy(Protocol):
     trained_on: list[str]  # the subjects its run trained on, when it recorded them
 
     async def check(self) -> None: ...
-    async def write(self, subject: str, sample: int, seed: int) -> str | None: ...
+    async def write(self, subject: str, sample: int, seed: int) -> Written: ...
     async def close(self) -> None: ...
 
 
@@ -72,11 +89,13 @@ class EndpointPolicy:
         if not await self.painter.probe("/models", timeout_s=10.0):
             raise PolicyError(f"{self.source}: the endpoint does not answer GET /models")
 
-    async def write(self, subject: str, sample: int, seed: int) -> str | None:
+    async def write(self, subject: str, sample: int, seed: int) -> Written:
+        """The endpoint's text; NoAnswer for whatever it failed to give (chat_client.py says which kinds)."""
         try:
             return await self.painter.paint(subject, seed)
-        except (ServiceUnavailable, ServiceRejected):
-            return None
+        except (ServiceUnavailable, ServiceRejected) as error:
+            log.warning("%s gave no answer for %r, sample %d: %s", self.source, subject, sample, error)
+            return NoAnswer(error.kind, str(error)[:300])
 
     async def close(self) -> None:
         await self.painter.close()

@@ -24,7 +24,7 @@ from watercolour_studio.eval.head_to_head import HeadToHead
 from watercolour_studio.eval.page import write_page
 from watercolour_studio.eval.policies import Policy, PolicyError
 from watercolour_studio.eval.schedule import paint_all
-from watercolour_studio.eval.summary import head_to_head, policy_summary, ratio
+from watercolour_studio.eval.summary import head_to_head, left_out, policy_summary, ratio
 
 VERDICT_TTL_S = 30 * 24 * 3600
 
@@ -107,6 +107,11 @@ def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
         warnings.append(f"B was trained by {plan.judge.name}, the judge of this head-to-head: pass --judge a held-out one")
     if diversity_ratio is not None and diversity_ratio < COLLAPSE_SHARE:
         warnings.append(f"B's paintings vary {diversity_ratio:.0%} as much as A's (below {COLLAPSE_SHARE:.0%}): collapse")
+    for label, summary in summaries.items():
+        if summary.unavailable:
+            reasons = "; ".join(f"{why} ({count})" for why, count in left_out(rows, label).items())
+            total = summary.unavailable + summary.paintings
+            warnings.append(f"{label}: {summary.unavailable} of {total} paintings left out, never scored: {reasons}")
     matches = head_to_head(rows)
     if matches.left_out:
         warnings.append(f"{matches.left_out} comparisons left out: something gave no answer (not counted as losses)")

@@ -54,5 +54,12 @@ def head_to_head(rows: list[SubjectRow]) -> HeadToHead:
     )
 
 
+def left_out(rows: list[SubjectRow], label: str) -> dict[str, int]:
+    """A policy's paintings that were left out (no answer from the policy or the environment), by why, most first:
+    the same count as its summary's `unavailable`, told apart."""
+    why = Counter(p.failure or "no answer" for row in rows for p in getattr(row, label.lower()) if p.status == "unavailable")
+    return dict(why.most_common())
+
+
 def ratio(b: Interval, a: Interval) -> float | None:
     return b.mean / a.mean if a.mean and b.mean is not None else None
