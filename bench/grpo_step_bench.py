@@ -34,7 +34,7 @@ import torch
 import transformers
 import trl
 from length_only_env import WEIGHTS
-from step_env import LENGTH_ONLY, StepEnvironments, parse_envs
+from step_env import LENGTH_ONLY, WEBGL_MODES, StepEnvironments, parse_envs
 from tokenizers import Tokenizer, models, pre_tokenizers
 from trainer_bench import build
 from transformers import PreTrainedTokenizerFast, TrainerCallback
@@ -99,7 +99,7 @@ def main() -> None:
     parser.add_argument("--decode-experts", choices=launch_config.DECODE_EXPERTS, help="default: the trainer's")
     parser.add_argument("--run-dir", type=Path, help="where the run's metrics.jsonl and film go (default: a temporary folder)")
     parser.add_argument("--envs", type=parse_envs, help="each step's environment, comma-separated (sets --steps): length-only, "
-                        "or a WebGL mode of the real one: gpu-vulkan, software, gpu-egl, angle-swiftshader")  # fmt: skip
+                        f"or a WebGL mode of the real one: {', '.join(WEBGL_MODES)}")  # fmt: skip
     parser.add_argument("--browsers", type=int, default=8, help="each real environment's browsers")
     parser.add_argument("--chromium", help="the real environments' Chromium (default: theirs, /usr/bin/chromium)")
     parser.add_argument("--assets", help="node_modules holding p5 and p5.brush (default: the project's)")

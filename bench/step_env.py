@@ -38,13 +38,14 @@ from transformers import TrainerCallback
 from watercolour_demo.processes import free_port
 from watercolour_demo.sketchgen.generate import generate_sketch
 from watercolour_demo.sketchgen.reply import as_reply
+from watercolour_env.settings import CHROMIUM_GL_MODES
 from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse
 from watercolour_shared.reward import MIX_TERMS
 
 BENCH_DIR = Path(__file__).resolve().parent
 POOL = BENCH_DIR.parent / "services" / "env" / "watercolour_env" / "data" / "pool"
 LENGTH_ONLY = "length-only"
-WEBGL_MODES = ("gpu-vulkan", "gpu-egl", "software", "angle-swiftshader")
+WEBGL_MODES = CHROMIUM_GL_MODES  # the environment's own: auto and every flag set of chromium.py's GL_FLAGS
 # A software mode draws on Chromium's own SwiftShader ICD: a Vulkan driver file named for the GPU would replace it
 # (bench/results/webgl-h200-2026-12-02-gpu-modes.json, whose software rows drew on the GPU for that reason).
 GPU_ONLY_VARIABLES = ("VK_DRIVER_FILES", "VK_ICD_FILENAMES")
@@ -197,7 +198,7 @@ class StepEnvironments:
                 env["WATERCOLOUR_CHROMIUM_PATH"] = self.args.chromium
             if self.args.assets:
                 env["WATERCOLOUR_ASSETS_DIR"] = self.args.assets
-            if not mode.startswith("gpu-"):
+            if not mode.startswith("gpu-") and mode != "auto":  # auto may take the GPU, through that driver file
                 for name in GPU_ONLY_VARIABLES:
                     env.pop(name, None)
             started = time.perf_counter()

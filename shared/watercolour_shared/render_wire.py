@@ -37,6 +37,9 @@ MAX_REPLY_CHARS = 2_000_000
 
 # Seeds cross to JavaScript, whose seeded generators take 32 bits; larger ones would paint alike.
 MAX_SEED = 2**31 - 1
+# The most replies one /evaluate call scores: a GRPO group. The trainer refuses a larger num_generations when its
+# config is parsed (trainer/watercolour_trainer/config.py), not at the first step's 422.
+MAX_GROUP = 64
 
 RenderStatus = Literal["passed", "failed", "unavailable"]
 Reply = Annotated[str, WellFormed, Field(max_length=MAX_REPLY_CHARS, description="raw model reply or plain code")]
@@ -222,7 +225,7 @@ class RewardBreakdown(BaseModel):
 class EvaluateRequest(BaseModel):
     """A whole GRPO group: every reply is gated, rendered and rewarded together."""
 
-    replies: list[Reply] = Field(min_length=1, max_length=64)
+    replies: list[Reply] = Field(min_length=1, max_length=MAX_GROUP)
     seed: int = Field(0, ge=0, le=MAX_SEED)
     options: EpisodeOptions = EpisodeOptions()
     include_png: bool = False

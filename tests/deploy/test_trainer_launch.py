@@ -6,6 +6,7 @@ arguments it was given. The compose trainer and the Jobs command run the same re
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -13,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.deploy import dockerfile
-from watercolour_deploy.train_job import JOB_ROOT, JobPlan
+from tests.deploy.launch_script import defaults as launch_defaults
+from watercolour_deploy.train_job import JOB_ROOT, JobPlan, recipe_path
+from watercolour_shared.cli import parser as watercolour_parser
 from watercolour_trainer.config import field_names, parse
 from watercolour_trainer.recipe_file import recipe_values
 
@@ -89,3 +92,17 @@ def test_pushing_needs_hf_token(launch, monkeypatch):
 def test_a_missing_setting_stops_the_launch(launch):
     refused = launch(WATERCOLOUR_RECIPE="")
     assert refused.returncode != 0 and "WATERCOLOUR_RECIPE" in refused.stderr and not refused.stdout
+
+
+def test_the_default_recipe_is_one_file_for_compose_and_for_jobs():
+    """The compose trainer's default recipe is written in container-launch.sh (and in .env.example, which
+    tests/test_compose.py holds to it); the Jobs command's is its --recipe default. They are one file, in the folder
+    the trainer image copies, and the comments that list the recipes (.env.example, the Makefile) list every file."""
+    compose = launch_defaults(ROOT / "trainer" / "container-launch.sh")["WATERCOLOUR_RECIPE"]
+    jobs = recipe_path(watercolour_parser().parse_args(["train-job"]).recipe)
+    assert compose == jobs and (ROOT / compose).is_file()
+    assert Path(compose).parent.as_posix() in dockerfile.copy_sources(dockerfile.stages(ROOT / "trainer" / "Dockerfile"))
+    names = sorted(path.stem for path in RECIPES)
+    env_example = re.search(r"\(trainer/recipes/: ([^)]*)\)", (ROOT / ".env.example").read_text())[1]
+    makefile = re.search(r"RECIPE=([\w|-]+)", (ROOT / "Makefile").read_text())[1]
+    assert sorted(env_example.split(", ")) == names and sorted(makefile.split("|")) == names

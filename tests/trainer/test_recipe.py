@@ -11,9 +11,11 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from pydantic import ValidationError
 
 from tests.conftest import ROOT
 from tests.trainer.conftest import SCRIPT
+from watercolour_shared.render_wire import MAX_GROUP, EvaluateRequest
 from watercolour_shared.reward import PRESETS
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_trainer import config
@@ -238,3 +240,16 @@ def test_a_weights_string_that_does_not_parse_is_refused_at_once(capsys):
     with pytest.raises(SystemExit):
         config.parse([*ENV, "--model_name_or_path", "m", "--weights", "judge=2"])
     assert "judge" in capsys.readouterr().err
+
+
+def test_a_group_larger_than_the_wire_takes_is_refused_when_the_config_is_parsed(capsys):
+    """A group is one /evaluate call, whose replies the wire caps (render_wire.MAX_GROUP): a larger num_generations
+    once parsed, and was refused by the environment at step 1, after the model had loaded."""
+    with pytest.raises(ValidationError):
+        EvaluateRequest(replies=["x"] * (MAX_GROUP + 1))
+    EvaluateRequest(replies=["x"] * MAX_GROUP)
+    recipe = ["--config", str(RECIPES[0]), *ENV]
+    assert config.parse([*recipe, "--num_generations", str(MAX_GROUP)]).num_generations == MAX_GROUP
+    with pytest.raises(SystemExit):
+        config.parse([*recipe, "--num_generations", str(MAX_GROUP + 1)])
+    assert f"scores at most {MAX_GROUP} replies a group" in capsys.readouterr().err

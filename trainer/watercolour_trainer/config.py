@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 
 from trl import GRPOConfig, TrlParser
 
+from watercolour_shared.render_wire import MAX_GROUP
 from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 from watercolour_trainer import legacy_flags
@@ -132,6 +133,10 @@ class WatercolourGRPOConfig(GRPOConfig):
         if self.lora_target_modules and "all-linear" in self.lora_target_modules and len(self.lora_target_modules) > 1:
             raise ValueError("--lora_target_modules: all-linear and module names exclude each other")
         self.mix_weights()  # a malformed --weights is refused here, not at the first step
+        if (self.num_generations or 0) > MAX_GROUP:  # a group is one /evaluate call: found here, not as the first step's 422
+            raise ValueError(
+                f"--num_generations {self.num_generations}: the environment scores at most {MAX_GROUP} replies a group"
+            )
         self.output_dir = self.output_dir or str(Path("runs") / self.run_name)
         self.gradient_accumulation_steps = accumulation_steps(self, processes())
         if self.compiled_generation is None:

@@ -1,4 +1,5 @@
-"""Procedural watercolour sketches: seeded p5.brush code that uses only the 10 allowed methods.
+"""Procedural watercolour sketches: seeded p5.brush code that uses only the allowed methods
+(the environment's data/allowlist.json).
 
     from watercolour_demo.sketchgen import generate_sketch
     code = generate_sketch("a sunflower", seed=3)

@@ -1,6 +1,6 @@
 """Writes the sketch text: the project's skeleton, then one block of brush calls per wash.
 
-Only the 10 allowed methods are ever written. Fill, bleed and texture are written when they
+Only the allowed methods are ever written. Fill, bleed and texture are written when they
 change, as a person would, so a run of same-coloured washes shares one brush.fill line.
 Thin shapes (stems, midribs, a stamen) take a light texture: p5.brush's textured fill scatters
 a long thin outline into a row of diamond-shaped smears.

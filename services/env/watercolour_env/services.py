@@ -14,8 +14,7 @@ from watercolour_env.render.renderer import Renderer
 from watercolour_env.reward_assembly import RewardAssembler
 from watercolour_env.settings import EnvSettings, old_variables_set
 from watercolour_env.terms import HpsTerm, JudgeTerm
-from watercolour_shared.judge.chat_judge import ChatJudge
-from watercolour_shared.judge.offline import OfflineJudge
+from watercolour_shared.judge.factory import NoJudge, make_judge
 from watercolour_shared.judge.pairwise import PairwiseJudge
 from watercolour_shared.readiness import Readiness, assess
 from watercolour_shared.redis_cache import RedisCache
@@ -135,16 +134,15 @@ def _term_scorers(settings: EnvSettings, cache: RedisCache | None) -> tuple[dict
 
 def _judge(settings: EnvSettings):
     """The judge, or None and what would configure one."""
-    if settings.judge == "offline":
-        return OfflineJudge(), ""
     if settings.judge == "off":
         return None, "WATERCOLOUR_JUDGE=off: set it to router (with HF_TOKEN) or offline"
-    if not settings.hf_token and "huggingface.co" in settings.judge_base_url:
-        return None, (
-            "HF_TOKEN is not set for the HF router judge: set it, point WATERCOLOUR_JUDGE_BASE_URL at another endpoint, "
-            "or set WATERCOLOUR_JUDGE=offline"
+    try:
+        judge = make_judge(
+            settings.judge, settings.judge_base_url, settings.hf_token, settings.judge_model, settings.judge_max_concurrency
         )
-    return ChatJudge(settings.judge_base_url, settings.hf_token, settings.judge_model, settings.judge_max_concurrency), ""
+    except NoJudge as error:
+        return None, f"{error}: set it, point WATERCOLOUR_JUDGE_BASE_URL at another endpoint, or set WATERCOLOUR_JUDGE=offline"
+    return judge, ""
 
 
 def _reference_pool(settings: EnvSettings) -> ReferencePool:

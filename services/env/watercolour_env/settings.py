@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -16,6 +16,10 @@ from watercolour_shared.score_wire import DEFAULT_PROMPT
 from watercolour_shared.timeouts import JUDGE_TIMEOUT_S, QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S, client_wait_s
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "node_modules"
+# How WebGL is drawn: `auto`, or a flag set of render/chromium.py's GL_FLAGS (tests/env/test_gl_modes.py holds the two
+# together). Benches that pick a mode read CHROMIUM_GL_MODES, not a list of their own.
+ChromiumGL = Literal["auto", "llvmpipe", "software", "angle-swiftshader", "gpu-vulkan", "gpu-egl"]
+CHROMIUM_GL_MODES: tuple[str, ...] = get_args(ChromiumGL)
 
 
 class EnvSettings(BaseSettings):
@@ -23,9 +27,9 @@ class EnvSettings(BaseSettings):
 
     chromium_path: Path = Field(Path("/usr/bin/chromium"), description="Debian's Chromium binary")
     assets_dir: Path = Field(ASSETS_DIR, description="node_modules holding p5 and p5.brush")
-    allowlist_path: Path | None = Field(None, description="JSON allowlist replacing the default 10 methods")
+    allowlist_path: Path | None = Field(None, description="JSON allowlist replacing the default one (data/allowlist.json)")
     browsers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1), ge=1, le=64)
-    chromium_gl: Literal["auto", "llvmpipe", "software", "angle-swiftshader", "gpu-vulkan", "gpu-egl"] = Field(
+    chromium_gl: ChromiumGL = Field(
         "auto", description="how WebGL is drawn: auto takes the host's GPU when one answers, else llvmpipe, else software"
     )
     isolate_network: bool = Field(True, description="run Chromium in an empty network namespace")
