@@ -36,6 +36,7 @@ function check(condition, what) {
 
 function setup() {
   createCanvas(600, 600, WEBGL);
+  brush.scaleBrushes(1.5);
   angleMode(DEGREES);
   noLoop();
 }
@@ -76,9 +77,15 @@ function draw() {
   while (Date.now() - start < 50) waited += 1;  // a wait on the clock ends
   check(waited > 0 && new Date() instanceof Date && typeof Date() === 'string', 'the clock');
 
+  // Washes as strong as the pool's two-washes.js, so every seed paints well above the blank-canvas threshold.
   brush.noStroke();
-  brush.fill('#5e81ac', 160);
-  brush.circle(300, 300, 120 + grid.pixels.length * 10, 0.2);
-  brush.fill('#e07a5f', 140);
+  brush.fill('#5e81ac', 200);
+  brush.fillBleed(0.3);
+  brush.fillTexture(0.6, 0.4);
+  brush.beginShape(0.6);
+  brush.vertex(150, 150); brush.vertex(450, 170); brush.vertex(430, 450); brush.vertex(160, 430);
+  brush.endShape(CLOSE);
+  brush.fill('#e07a5f', 220);
+  brush.circle(300, 300, 60 + grid.pixels.length * 15, 0.3);
   brush.circle(380, 260, shape.radius * 2, 0.3);
 }

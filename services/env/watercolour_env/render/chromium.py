@@ -68,9 +68,19 @@ CHROMIUM_FLAGS = (
     "--disable-dev-shm-usage",
     "--no-first-run",
     "--mute-audio",
-    # Above the watchdog's default budget, so a heap bomb meets the watchdog before
-    # V8 starts thrashing near its own limit.
-    "--js-flags=--max-old-space-size=2048",
+    # --max-old-space-size: above the watchdog's default budget, so a heap bomb meets the
+    # watchdog before V8 starts thrashing near its own limit.
+    # --no-concurrent-*: V8 compiles hot functions (Sparkplug, Maglev, Turbofan, OSR) on the
+    # main thread when asked, not on background threads that finish when they finish. Frame
+    # sizes differ by tier, so with background compiles the depth at which a sketch's own
+    # recursion overflows depended on thread timing (17525 to 20542 frames over 5 renders of
+    # one code and seed, one verdict in five different); now it is the same on every render
+    # (20543 over 2 launches x 3 renders, and for a sketch that tiers up first). Measured
+    # cost: none beyond noise (examples/flower.js, 5 interleaved renders each on a loaded
+    # 2-core machine: median 3.74 s with background compiles, 3.70 s without).
+    # --predictable and --single-threaded gave the same depth but also make the garbage
+    # collector single-threaded.
+    "--js-flags=--max-old-space-size=2048 --no-concurrent-recompilation --no-concurrent-sparkplug",
 )
 
 

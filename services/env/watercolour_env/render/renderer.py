@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import time
 
 from watercolour_env.gate.rules import GateRules
 from watercolour_env.render.browser_pool import BrowserPool, BrowsersUnavailable
+from watercolour_env.render.chromium import CHROMIUM_FLAGS
 from watercolour_env.render.late_errors import late_error_violations
 from watercolour_env.render.page_files import library_files, library_versions
 from watercolour_env.render.page_report import MalformedReport, PageReport, ReportedError, decode_png, parse_report
@@ -36,7 +38,7 @@ class Renderer:
 
     @property
     def version(self) -> str:
-        """Libraries, sandbox files, browser and GL path; part of every render cache key."""
+        """Libraries, sandbox files, browser, its flags and GL path; part of every render cache key."""
         # The back end that really draws: GPU, llvmpipe and SwiftShader blend differently, and GPUs (and llvmpipe
         # on another LLVM or SIMD width, both in its string) may differ among themselves, so a render made by one
         # never answers for another (docs/rendering.md).
@@ -44,6 +46,8 @@ class Renderer:
         named = webgl is not None and (webgl.on_gpu or webgl.mode == "llvmpipe")
         gl = "not started" if webgl is None else f"{webgl.mode}({webgl.renderer})" if named else webgl.mode
         browser = f"chromium@{self.browsers.browser_version}+gl@{gl}"
+        # The browser's flags too: V8's flags decide, for one, the depth at which a recursion overflows.
+        browser += f"+flags@{hashlib.sha256(' '.join(CHROMIUM_FLAGS).encode()).hexdigest()[:12]}"
         return f"{library_versions(self.settings.assets_dir)}+{browser}"
 
     async def start(self) -> None:

@@ -39,11 +39,31 @@
     }
     return root;
   };
+  // Temporal is reachable by no name, but `new Date(0).toTemporalInstant()` hands out an Instant, and from
+  // it every other kind: all of them are frozen (Temporal itself too, though Temporal.Now stays unreachable).
+  // One of each kind is made here and walked too, should a Chromium have the method without the global.
+  const temporalKinds = () => {
+    if (typeof Date.prototype.toTemporalInstant !== "function") return [];
+    const instant = new Date(0).toTemporalInstant();
+    const zoned = instant.toZonedDateTimeISO("UTC");
+    const date = zoned.toPlainDate();
+    return [instant, zoned, date, zoned.toPlainTime(), zoned.toPlainDateTime(), date.toPlainYearMonth(),
+      date.toPlainMonthDay(), instant.since(instant)];
+  };
+  // Intl is out of the world, but its segment lists and their iterators have prototypes of their own.
+  const intlKinds = () => {
+    if (typeof Intl.Segmenter !== "function") return [];
+    const segments = new Intl.Segmenter().segment("");
+    return [segments, segments[Symbol.iterator]()];
+  };
   const hiddenIntrinsics = [
     function* () {}, async function () {}, async function* () {}, (function* () {})(), (async function* () {})(),
     [][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ""[Symbol.iterator](),
     /x/[Symbol.matchAll](""), Object.getPrototypeOf(Int8Array), Promise.resolve(),
     [].values().map((x) => x), Iterator.from({ next: () => ({ done: true }) }),
+    // An error's own `stack` is an accessor whose getter and setter are shared by every error.
+    ...Object.values(Object.getOwnPropertyDescriptor(new Error(), "stack") || {}),
+    ...temporalKinds(), ...intlKinds(),
   ];
   // RegExp's legacy statics (RegExp.input, $1 ...) would carry library strings to the sketch
   // and let it write them: V8 makes them configurable, so they go before the freeze.
@@ -56,7 +76,10 @@
     "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics", "Intl", "Iterator", "Error", "AggregateError", "EvalError",
     "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "Float32Array", "Float64Array", "Int8Array",
     "Int16Array", "Int32Array", "Uint8Array", "Uint8ClampedArray", "Uint16Array", "Uint32Array", "BigInt64Array",
-    "BigUint64Array", "parseInt", "parseFloat", "isNaN", "isFinite"];
+    "BigUint64Array", "parseInt", "parseFloat", "isNaN", "isFinite",
+    // Reachable by no name, but by a path: `new Date(0).toTemporalInstant()`; a `using` declaration whose
+    // disposal throws makes a SuppressedError. The disposable stacks are frozen with them.
+    "Temporal", "SuppressedError", "DisposableStack", "AsyncDisposableStack"];
 
   // -- the override mistake: assigning a property that a frozen prototype already has throws in strict
   // mode, so `this.name = 'PaintError'` in an Error subclass, or `Shape.prototype.toString = ...`, would
@@ -65,7 +88,8 @@
   // property of its own. On the prototype itself the setter refuses, as the frozen property did: p5
   // and p5.brush never see a sketch's Object.prototype.toString.
   const { defineProperty, getOwnPropertyDescriptor } = Object;
-  const errorPrototypes = [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError]
+  const errorPrototypes = [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError,
+    window.SuppressedError].filter(Boolean)
     .map((kind) => [kind.prototype, ["constructor", "name", "message"]]);
   const overridable = [
     [Object.prototype, ["constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf",
@@ -188,7 +212,8 @@
     wc.violation("monkey_patch", `${what} at run time`);
     return false;
   };
-  const brush = new Proxy(methods, {
+  // The target is frozen too, so that nothing in reach is unfrozen; every write still meets a trap first.
+  const brush = new Proxy(freeze(methods), {
     get(target, key) {
       if (typeof key === "symbol") return undefined;
       if (key in target) return target[key];
