@@ -9,14 +9,14 @@ never asks for LFS or Xet, as the Hub answers for small text files.
 from __future__ import annotations
 
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from tests.hub_repos import Hub, HubError
 from tests.hub_routes import route
+from tests.shared.scripted_http import LoopbackServer, QuietHandler
 
 
-class HubServer(Hub):
+class HubServer(Hub, LoopbackServer):
     """`with HubServer() as hub:` a Hub at `hub.url`; `token=` makes it answer 401 without that bearer token.
 
     `hub.requests` lists each (method, path) received; `hub.repo(id, type)` gives a repo's files, Space
@@ -28,7 +28,7 @@ class HubServer(Hub):
         lock = threading.Lock()  # requests change the repos one at a time
         hub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _answer(self, method: str) -> None:
                 parts = urlsplit(self.path)
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -58,17 +58,4 @@ class HubServer(Hub):
             def do_POST(self):  # noqa: N802
                 self._answer("POST")
 
-            def log_message(self, *args):
-                """Quiet."""
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> HubServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        LoopbackServer.__init__(self, Handler)  # Hub has its own __init__ above

@@ -5,14 +5,13 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 import websockets
 
 from tests.conftest import fresh_seed, running_service, sketch
+from tests.shared.scripted_http import LoopbackServer, QuietHandler
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
 from watercolour_shared.env_client import EnvHttpClient
@@ -48,14 +47,14 @@ def test_ready_when_the_default_weights_need_no_model_term_and_it_says_what_woul
     assert "HF_TOKEN" in ready["how_to_configure"]["judge"] and "WATERCOLOUR_SCORER_URL" in ready["how_to_configure"]["hps"]
 
 
-class CountingScorer:
+class CountingScorer(LoopbackServer):
     """A scorer that only answers its /ready probe, counting the calls."""
 
     def __init__(self):
         self.probes = 0
         counter = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self):  # noqa: N802 - the http.server API
                 counter.probes += 1
                 self.send_response(200)
@@ -63,16 +62,8 @@ class CountingScorer:
                 self.end_headers()
                 self.wfile.write(b"{}")
 
-            def log_message(self, *args):
-                """Quiet."""
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(Handler)
+        self.start()
 
 
 def test_health_never_asks_the_terms_and_ready_does():

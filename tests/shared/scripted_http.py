@@ -8,7 +8,38 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-class ScriptedServer:
+class QuietHandler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        """Quiet: a test's output is its assertions."""
+
+
+class LoopbackServer:
+    """An HTTP server of the caller's handler class on a free loopback port, served from a thread from `start()` (or
+    the `with` block) until `stop()`: the one way the tests stand up a service we cannot reach."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]):
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class ScriptedServer(LoopbackServer):
     """Answers each request with the next (status, body, delay_s[, headers]) of `script`; the last one repeats."""
 
     def __init__(self, script: list[tuple]):
@@ -16,7 +47,7 @@ class ScriptedServer:
         self.requests: list[dict] = []
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):  # noqa: N802 - the http.server API
                 length = int(self.headers.get("content-length", 0))
                 server.requests.append(
@@ -46,17 +77,4 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def log_message(self, *args):
-                """Quiet."""
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> ScriptedServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(Handler)

@@ -4,14 +4,12 @@ it says it is or however long it streams. The painting model and the judge both 
 
 from __future__ import annotations
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from tests.shared.deadline import deadline
-from tests.shared.scripted_http import ScriptedServer
+from tests.shared.scripted_http import LoopbackServer, QuietHandler, ScriptedServer
 from watercolour_shared.chat_client import ChatClient
 from watercolour_shared.judge.chat_judge import ChatJudge, JudgeUnavailable
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
@@ -74,7 +72,7 @@ async def test_http_errors_carry_their_status_as_the_kind():
     assert refused.value.kind == "HTTP 402" and "quota" in str(refused.value)
 
 
-class FloodServer:
+class FloodServer(LoopbackServer):
     """Answers every POST with `status` and a body that never ends: `{` after `{`, for `seconds`, either
     announced as a gigabyte (content-length) or chunked without a length. Counts the bytes it managed to send."""
 
@@ -82,7 +80,7 @@ class FloodServer:
         self.sent = 0
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):  # noqa: N802 - the http.server API
@@ -102,21 +100,7 @@ class FloodServer:
                 except OSError:
                     return  # the client stopped reading: what this server is for
 
-            def log_message(self, *args):
-                """Quiet."""
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> FloodServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(Handler)
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["announced as a gigabyte", "chunked, no length"])

@@ -6,8 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -15,6 +13,7 @@ import pytest
 from transformers import Qwen3_5MoeConfig, Qwen3_5MoeForConditionalGeneration
 
 from tests.conftest import ROOT, SKETCHES
+from tests.shared.scripted_http import LoopbackServer, QuietHandler
 from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.prompts import system_prompt
 
@@ -64,14 +63,14 @@ SHORT_RUN = (
 )  # fmt: skip
 
 
-class HalfDeadReplica:
+class HalfDeadReplica(LoopbackServer):
     """An environment replica whose /health and /ready are the real one's but whose batch call fails: a replica
     dying mid-run, after the trainer's preflight found it ready."""
 
     def __init__(self, healthy_url: str):
         answers = {path: httpx.get(f"{healthy_url}{path}") for path in ("/health", "/ready")}
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self):  # noqa: N802 - the http.server API
                 real = answers.get(self.path)
                 self._answer(real.status_code, real.content) if real else self._answer(404, b"{}")
@@ -87,13 +86,5 @@ class HalfDeadReplica:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, *args):
-                """Quiet."""
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(Handler)
+        self.start()

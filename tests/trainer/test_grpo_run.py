@@ -25,7 +25,7 @@ def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunReader:
             "--output_dir", str(root / "run"), home=root / "hf",
         )  # fmt: skip
     finally:
-        replica.close()
+        replica.stop()
     assert finished.returncode == 0, finished.stderr[-3000:]
     return RunReader(root / "run")
 
