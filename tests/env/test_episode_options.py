@@ -78,19 +78,18 @@ def still_answers(url: str) -> None:
     assert step.status_code == 200 and step.json()["observation"]["status"] == "failed"
 
 
-@pytest.mark.parametrize("name", BAD_OPTIONS)
-def test_evaluate_refuses_bad_options_with_the_reason(judged_url, name):
-    options, reason = BAD_OPTIONS[name]
-    answer = post_raw(f"{judged_url}/evaluate", f'{{"replies": [{json.dumps(REFUSAL)}], "options": {options}}}')
-    assert answer.status_code == 422, answer.text
-    assert re.search(reason, reasons(answer.json()["detail"]))
-    still_answers(judged_url)
+# The HTTP routes that take episode options, and the body each takes them in.
+HTTP_ROUTES = {
+    "/evaluate": lambda options: f'{{"replies": [{json.dumps(REFUSAL)}], "options": {options}}}',
+    "/reset": lambda options: f'{{"seed": 1, "options": {options}}}',  # OpenEnv's
+}
 
 
+@pytest.mark.parametrize("route", HTTP_ROUTES)
 @pytest.mark.parametrize("name", BAD_OPTIONS)
-def test_openenv_http_reset_refuses_bad_options_with_the_reason(judged_url, name):
+def test_http_routes_refuse_bad_options_with_the_reason(judged_url, name, route):
     options, reason = BAD_OPTIONS[name]
-    answer = post_raw(f"{judged_url}/reset", f'{{"seed": 1, "options": {options}}}')
+    answer = post_raw(f"{judged_url}{route}", HTTP_ROUTES[route](options))
     assert answer.status_code == 422, answer.text
     assert re.search(reason, reasons(answer.json()["detail"]))
     still_answers(judged_url)
