@@ -11,21 +11,11 @@ import time
 
 import httpx
 
-from tests.conftest import BUNDLED_POOL, fresh_seed, running_service, sketch
+from tests.conftest import fresh_seed, running_service, sketch
+from tests.env.test_full_reward import router_env
 from tests.shared.scripted_http import ScriptedServer
 
 HEALTH_WAIT_S = 10.0
-
-
-def router_env(judge_url: str) -> dict[str, str]:
-    return {
-        "WATERCOLOUR_BROWSERS": "1",
-        "WATERCOLOUR_JUDGE": "router",
-        "WATERCOLOUR_JUDGE_BASE_URL": judge_url,
-        "HF_TOKEN": "hf_test",
-        "WATERCOLOUR_POOL_PATH": str(BUNDLED_POOL),
-        "WATERCOLOUR_WEIGHTS": "gate=0.05,length=0.05,judge=0.6,hps=0",
-    }
 
 
 def test_health_answers_at_once_while_the_judge_answers_a_megabyte_of_braces():
