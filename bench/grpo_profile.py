@@ -31,6 +31,7 @@ from trainer_bench import build
 from transformers import GenerationConfig
 from trl.trainer.utils import add_fused_lm_head
 
+from watercolour_shared.sampling import Sampling
 from watercolour_trainer import lora_merge
 from watercolour_trainer.lora import lora_config
 
@@ -166,7 +167,7 @@ def main() -> None:
         model.get_base_model()._optimize_model_for_decode = contextlib.nullcontext
     model.eval()
     config = GenerationConfig(
-        do_sample=True, top_p=0.95, top_k=20, temperature=1.0, cache_implementation="static",
+        **Sampling().model_dump(exclude={"max_new_tokens"}), do_sample=True, cache_implementation="static",
         max_cache_len=PROMPT + args.tokens, pad_token_id=0, eos_token_id=None, disable_compile=False,
     )  # fmt: skip
     if device == "cpu":

@@ -18,7 +18,10 @@ import transformers
 from peft import get_peft_model
 from transformers import Qwen3_5MoeConfig, Qwen3_5MoeForConditionalGeneration
 
+from watercolour_shared.sampling import Sampling
 from watercolour_trainer.lora import coverage, decoder_layer_count, lora_config
+
+RECIPE = Sampling()  # the recipes' sampling (its completion length is the bench's own)
 
 TINY_TEXT = dict(
     vocab_size=1024, hidden_size=64, num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
@@ -59,7 +62,7 @@ def generate(model, vocab: int, new_tokens: int, group: int, cap_s: float, devic
     def work():
         with torch.inference_mode():
             out = model.generate(
-                prompt, do_sample=True, top_p=0.95, top_k=20, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                prompt, **RECIPE.model_copy(update={"max_new_tokens": new_tokens}).generate_kwargs(), min_new_tokens=new_tokens,
                 num_return_sequences=group, max_time=cap_s, pad_token_id=0,
             )  # fmt: skip
         done = out.shape[1] - PROMPT_TOKENS

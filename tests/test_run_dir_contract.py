@@ -17,11 +17,15 @@ from watercolour_demo.summary import summarise as demo_summary
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult, RewardBreakdown, Violation
 from watercolour_shared.reward import MIX_TERMS, PRESETS
 from watercolour_shared.run_dir import RunReader, RunWriter
+from watercolour_shared.sampling import Sampling
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
+from watercolour_studio.eval.policies import policy_samplings
 from watercolour_studio.gallery.app import gallery_app
+from watercolour_trainer import config
 from watercolour_trainer.env_reward import EnvReward, StepClock
 from watercolour_trainer.hub import rollouts_dataset
 from watercolour_trainer.monitoring import StepMonitor
+from watercolour_trainer.plan import build_plan
 from watercolour_trainer.replicas import Outcome
 
 PNG = io.BytesIO()
@@ -119,3 +123,13 @@ def test_the_demo_summary_reads_the_same_film(trained):
     assert summary["best_painting"] == str(trained.root / trained.metrics()[0].best)
     assert summary["steps"][0]["look"] == dict.fromkeys(("zoom", "wash", "glaze"))  # its replies wrote no look line
     assert summary["steps"][0]["reward_mean"] == pytest.approx(0.61 / 3)
+
+
+def test_eval_samples_as_the_trainers_plan_says(tmp_path):
+    """run.json's `sampling`, from the launch script's own plan, is what `watercolour eval` of the run samples with."""
+    flags = ["--temperature", "0.6", "--top_k", "5", "--max_completion_length", "1024", "--model_name_or_path", "m"]
+    run = config.parse([*flags, "--env_url", "http://127.0.0.1:8000", "--use_cpu"])
+    RunWriter(tmp_path).write_plan(build_plan(run, tmp_path, run.env_url, {}))
+    sampled = Sampling(temperature=0.6, top_p=1.0, top_k=5, max_new_tokens=1024)  # top_p: TRL's own default
+    assert RunReader(tmp_path).plan().sampled() == (sampled, None)
+    assert policy_samplings({"A": "warm-start", "B": str(tmp_path)}, {}) == ({"A": sampled, "B": sampled}, [])

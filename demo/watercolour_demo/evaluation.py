@@ -15,7 +15,7 @@ from pathlib import Path
 
 from watercolour_demo.processes import end_process_tree, start
 from watercolour_demo.stack import ROOT
-from watercolour_demo.training import TOP_K, TOP_P, GrpoSettings, child_environment
+from watercolour_demo.training import GrpoSettings, child_environment
 from watercolour_shared.run_dir.evaluation import EVAL_DIR, Evaluation, read_evaluation
 from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE
 
@@ -34,13 +34,13 @@ class ClosingEval:
 
 
 def eval_command(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, closing: ClosingEval) -> list[str]:
-    """Both policies sample as GRPO sampled (temperature, top-k, top-p, completion length), each sample seeded."""
+    """Both policies sample as GRPO sampled, each sample seeded: no sampling flag, so `watercolour eval` reads how the
+    run sampled from its run.json (B is the run directory; A, the warm start, samples as B's run)."""
     return [
         *WATERCOLOUR, "eval", "--a", str(warm_start), "--b", str(run_dir), "--env-url", env_url,
         "--out", str(run_dir / closing.folder),
         "--subjects", str(closing.subjects), "--samples", str(closing.samples), "--seed", str(grpo.seed),
-        "--temperature", str(grpo.temperature), "--top-k", str(TOP_K), "--top-p", str(TOP_P),
-        "--max-new-tokens", str(grpo.max_completion_length), "--judge", "offline", "--quiet",
+        "--judge", "offline", "--quiet",
         *(part for subject in grpo.subjects for part in ("--trained-on", subject)),
     ]  # fmt: skip
 

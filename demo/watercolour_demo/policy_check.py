@@ -15,6 +15,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
 from watercolour_demo.corpus import prompt_ids
+from watercolour_shared.sampling import Sampling
 
 
 @dataclass
@@ -30,10 +31,7 @@ def check_policy(
     folder: Path,
     subjects: tuple[str, ...],
     samples: int,
-    max_new_tokens: int,
-    temperature: float,
-    top_k: int,
-    top_p: float,
+    sampling: Sampling,
     seed: int = 0,
 ) -> SampleCheck:
     from watercolour_env.services import EnvServices
@@ -54,11 +52,7 @@ def check_policy(
             out = model.generate(
                 prompt,
                 attention_mask=torch.ones_like(prompt),
-                do_sample=True,
-                temperature=temperature,
-                top_k=top_k,
-                top_p=top_p,
-                max_new_tokens=max_new_tokens,
+                **sampling.generate_kwargs(),
             )
         rows += out[:, prompt.shape[1] :].tolist()
     check = SampleCheck(samples=samples, passed=0, tokens=[], truncated=0)

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from watercolour_demo.processes import end_process_tree
 from watercolour_demo.progress import clock, say
-from watercolour_demo.training import TOP_K, TOP_P, GrpoSettings
+from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import WarmStartConfig
+from watercolour_shared.sampling import Sampling
 
 CHECK_SAMPLES = 16
 
@@ -58,7 +59,8 @@ def main(request: dict, result: Path) -> None:
     length = request["max_completion_length"] or fitted_length(record)
 
     say(f"[2/5] {CHECK_SAMPLES} replies of the warm start through the static gate")
-    check = check_policy(folder, warm.subjects, CHECK_SAMPLES, length, request["temperature"], TOP_K, TOP_P, request["seed"])
+    sampling = Sampling(temperature=request["temperature"], max_new_tokens=length)  # as GrpoSettings.sampling
+    check = check_policy(folder, warm.subjects, CHECK_SAMPLES, sampling, request["seed"])
     violations = dict(check.violations)
     say(f"      {check.passed}/{check.samples} pass; {check.truncated} ran out of tokens; violations {violations or 'none'}")
     found = {"folder": str(folder), "record": record, "max_completion_length": length}

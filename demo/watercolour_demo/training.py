@@ -10,11 +10,9 @@ from pathlib import Path
 
 from watercolour_demo.processes import start
 from watercolour_demo.stack import REFERENCES, ROOT
+from watercolour_shared.sampling import Sampling
 
 SCRIPT = ROOT / "trainer" / "watercolour_grpo.py"
-# GRPO's sampling, which the warm start's check and the closing evaluation repeat (the recipes' values). TRL's
-# own defaults sample the whole tail, where the tiny policy's broken numbers are: half its rollouts then fail.
-TOP_K, TOP_P = 20, 0.95
 
 
 @dataclass(frozen=True)
@@ -28,10 +26,17 @@ class GrpoSettings:
     scale_rewards: str = "none"
     beta: float = 0.0  # KL penalty to the warm start
     lora: bool = False  # a LoRA on every linear layer instead of training every weight
-    temperature: float = 1.0
+    temperature: float = Sampling().temperature
     seed: int = 0
     report_to: str = "trackio"
     run_name: str = "demo"  # trackio's name for the run: a name used before would add this run's steps to that one
+
+    @property
+    def sampling(self) -> Sampling:
+        """GRPO's sampling: the shared defaults' top-k and top-p (TRL's own sample the whole tail, where the tiny
+        policy's broken numbers are: half its rollouts then fail), this temperature and completion length. The
+        warm start's check repeats it, and the run records it, so the closing eval samples as the run sampled."""
+        return Sampling(temperature=self.temperature, max_new_tokens=self.max_completion_length)
 
 
 def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSettings) -> list[str]:
@@ -44,9 +49,9 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
         # replies at once take the trainer's memory past a gigabyte and a half).
         "--num_generations", str(s.group_size), "--per_device_train_batch_size", str(micro_batch),
         "--gradient_accumulation_steps", str(s.group_size // micro_batch),
-        "--max_completion_length", str(s.max_completion_length),
+        "--max_completion_length", str(s.sampling.max_new_tokens),
         "--learning_rate", str(s.lr), "--lr_scheduler_type", "constant", "--warmup_steps", "0",
-        "--temperature", str(s.temperature), "--top_k", str(TOP_K), "--top_p", str(TOP_P),
+        "--temperature", str(s.sampling.temperature), "--top_k", str(s.sampling.top_k), "--top_p", str(s.sampling.top_p),
         "--scale_rewards", s.scale_rewards, "--beta", str(s.beta),
         # float32 (TRL's default is bf16, which a CPU does slowly) and no recompute (the policy is small).
         "--bf16", "false", "--gradient_checkpointing", "false",

@@ -1,7 +1,7 @@
 """The studio's `watercolour` commands:
 
   watercolour gallery RUN_DIR [--port N] [--pool DIR]     the run gallery in the browser
-  watercolour check-run RUN_DIR [--json]                  the six post-run checks; exit 1 when one fails
+  watercolour check-run RUN_DIR [--json]                  the seven post-run checks; exit 1 when one fails
   watercolour pool generate|rate|pack|calibrate ...       the reference-pool workbench
   watercolour eval --a A --b B --env-url URL --out DIR    B against A as painters, on held-out subjects
 
@@ -31,7 +31,7 @@ def add_commands(commands) -> None:
     gallery.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     gallery.add_argument("--pool", type=Path, help="the reference pool the run used, to show the references' images")
     gallery.set_defaults(run=_gallery)
-    check = commands.add_parser("check-run", help="the six post-run checks, each with its evidence")
+    check = commands.add_parser("check-run", help="the seven post-run checks, each with its evidence")
     _run_arguments(check)
     check.add_argument("--json", action="store_true", help="print the checks as JSON")
     check.set_defaults(run=_check_run)

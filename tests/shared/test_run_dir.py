@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 from watercolour_shared.run_dir import RolloutRecord, RunPlan, RunReader, RunWriter, StepMetrics
+from watercolour_shared.sampling import Sampling
 
 BEFORE = Path(__file__).with_name("run_written_before")
 DOC = ROOT / "docs" / "run-directory.md"
@@ -67,8 +68,10 @@ def test_the_plan_keeps_what_the_trainer_wrote(tmp_path):
     RunWriter(tmp_path).write_plan(json.loads((BEFORE / "run.json").read_text()))
     written, before = json.loads((tmp_path / "run.json").read_text()), json.loads((BEFORE / "run.json").read_text())
     assert {key: written[key] for key in before} == before
-    assert written.keys() - before.keys() == {"subjects", "judge"} and written["subjects"] == [before["subject"]]
+    assert written.keys() - before.keys() == {"subjects", "judge", "sampling"} and written["subjects"] == [before["subject"]]
     assert written["judge"] is None  # written before runs recorded the judge that trained them
+    assert written["sampling"] is None  # nor how they sampled: read back, it is the defaults, and says so
+    assert RunReader(tmp_path).plan().sampled() == (Sampling(), "run.json records no sampling: the defaults")
 
 
 def test_resume_forgets_the_later_steps_and_a_torn_metrics_line(tmp_path):

@@ -1,4 +1,4 @@
-"""`watercolour check-run`: the six post-run checks, each failing for its own reason."""
+"""`watercolour check-run`: the seven post-run checks, each failing for its own reason."""
 
 import json
 import shutil
@@ -6,12 +6,15 @@ import shutil
 import numpy as np
 import pytest
 
+from tests.shared.test_curve import write_curve
 from tests.studio.conftest import watercolour
 from tests.studio.film import BARE_PRIMITIVE, GOOD, REFUSAL, write_step
 from watercolour_shared.prompts import user_prompt
 from watercolour_shared.render_wire import Violation
-from watercolour_shared.run_dir import FilmRollout, RolloutRecord, RunReader, RunWriter
+from watercolour_shared.reward import PRESETS
+from watercolour_shared.run_dir import FilmRollout, RolloutRecord, RunReader, RunWriter, StepMetrics, StepTimings
 from watercolour_studio.checks.film_checks import reward_moves
+from watercolour_studio.checks.held_out import held_out_curve
 from watercolour_studio.checks.trend import linear_trend
 
 CHECKS = [
@@ -21,6 +24,7 @@ CHECKS = [
     "artifacts exist",
     "paintings vary",
     "scoring Space paused",
+    "held-out curve",
 ]
 
 
@@ -49,7 +53,8 @@ def test_a_finished_run_passes_every_check(film_copy):
     write_adapter(film_copy)
     code, checks = check_run(film_copy)
     assert code == 0
-    assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "pass", "skip"]
+    assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "pass", "skip", "skip"]
+    assert checks["held-out curve"]["line"].startswith("no held-out curve (curve/curve.json): evaluate the run's checkpoints")
     metrics = RunReader(film_copy).metrics()
     slope = np.polyfit([row.step for row in metrics], [row.reward_mean for row in metrics], 1)[0]
     assert f"slope {slope:+.4f} per step" in checks["reward trends up"]["line"]
@@ -61,10 +66,10 @@ def test_the_text_report_has_one_line_per_check(film_copy):
     done = watercolour("check-run", str(film_copy))
     lines = [line for line in done.stdout.splitlines() if not line.startswith(" ")]
     assert done.returncode == 0
-    assert [line.split(":")[0] for line in lines[:6]] == [
-        f"{s}  {n}" for s, n in zip(["PASS"] * 5 + ["SKIP"], CHECKS, strict=True)
+    assert [line.split(":")[0] for line in lines[:7]] == [
+        f"{s}  {n}" for s, n in zip(["PASS"] * 5 + ["SKIP"] * 2, CHECKS, strict=True)
     ]
-    assert lines[-1] == "all 6 checks passed"
+    assert lines[-1] == "all 7 checks passed"
 
 
 async def test_a_group_with_all_equal_rewards_fails(film_copy, full_reward_env_url):
@@ -228,3 +233,103 @@ def test_an_empty_run_fails_and_a_missing_one_is_an_error(tmp_path):
     assert checks["environment rendered"]["line"].startswith("0 of 0 rollouts rendered")
     missing = watercolour("check-run", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "is not a run directory" in missing.stderr
+
+
+WHEN = "2026-12-06T03:00:00+00:00"
+
+
+def metrics_only_run(run_dir, rewards: dict[int, float]):
+    """A run directory as the trainer writes one, with these steps' mean rewards and no film (none is needed here)."""
+    run = RunWriter(run_dir)
+    run.write_plan({"model": "tiny", "subjects": ["a rose"], "weights": PRESETS["judge-led"], "lora": None, "push_to": None})
+    timings = StepTimings(generation_s=1.0, render_s=1.0, scoring_s=1.0, training_s=1.0)
+    for step, mean in rewards.items():
+        row = StepMetrics(
+            step=step,
+            rollouts=8,
+            dropped=0,
+            reward_mean=mean,
+            reward_std=0.1,
+            components={"gate": 1.0},
+            gate_pass_rate=1.0,
+            violations={},
+            below_0_3=0,
+            groups=1,
+            all_equal_groups=0,
+            best=None,
+            timings=timings,
+            time=WHEN,
+        )
+        run.append_metrics(row)
+    return run
+
+
+# A reward that keeps rising over 1000 steps (a little noise on a slope of 3e-4 per step), logged every 50 steps.
+RISING = {step: 0.40 + 0.0003 * step + (0.01 if step % 100 else -0.01) for step in range(50, 1001, 50)}
+FLAT = {step: 0.55 + (0.01 if step % 100 else -0.01) for step in range(50, 1001, 50)}
+# The public environment's held-out score (docs/evaluation.md): it peaked at step 500 and fell by step 1000.
+PEAKED = {250: (0.30, 0.06), 500: (0.37, 0.06), 750: (0.31, 0.06), 1000: (0.263, 0.06)}
+CLIMBED = {250: (0.55, 0.08), 500: (0.62, 0.08), 750: (0.70, 0.08), 1000: (0.76, 0.08)}
+
+
+def test_a_reward_that_rises_while_the_held_out_curve_falls_fails_and_names_the_best_checkpoint(tmp_path):
+    write_curve(metrics_only_run(tmp_path, RISING).root, PEAKED)
+    code, checks = check_run(tmp_path)
+    curve = checks["held-out curve"]
+    assert code == 1 and curve["status"] == "fail", curve
+    assert curve["line"] == (
+        "the training reward rose while the held-out win rate fell (last checkpoints/checkpoint-1000 at 26% [20%, 32%], "
+        "under the best): reward hacking; best checkpoint: checkpoints/checkpoint-500 (step 500, win rate 37% [31%, 43%])"
+    )
+    assert "step 500 checkpoints/checkpoint-500: win rate 37% [31%, 43%] (36 won, 60 lost, 0 tied)" in curve["evidence"]
+    assert curve["evidence"][-1].startswith("training reward, steps 250-1000: slope +0.0003 per step")
+
+
+def test_a_reward_and_a_held_out_curve_that_both_rise_pass(tmp_path):
+    write_curve(metrics_only_run(tmp_path, RISING).root, CLIMBED)
+    _, checks = check_run(tmp_path)
+    curve = checks["held-out curve"]
+    assert curve["status"] == "pass", curve
+    assert curve["line"] == (
+        "the held-out win rate rose to 76% [68%, 84%] at step 1000; "
+        "best checkpoint: checkpoints/checkpoint-1000 (step 1000, win rate 76% [68%, 84%])"
+    )
+
+
+def test_a_run_without_a_curve_is_skipped_with_the_reason(tmp_path):
+    run = metrics_only_run(tmp_path, RISING)
+    check = held_out_curve(run, run.metrics(), [])
+    assert check.status == "skip"
+    assert check.line == (
+        "no held-out curve (curve/curve.json): evaluate the run's checkpoints against its starting policy to draw one"
+    )
+    write_curve(run.root, {500: PEAKED[500]})
+    check = held_out_curve(run, run.metrics(), [])
+    assert check.status == "skip" and check.line.startswith("1 checkpoint(s) with a held-out win rate: at least 2")
+
+
+@pytest.mark.parametrize(
+    ("rewards", "points", "status", "said"),
+    [
+        # stalled: the last point's interval does not clear the first point's win rate, while the reward rose
+        (RISING, {250: (0.60, 0.1), 500: (0.63, 0.1), 1000: (0.66, 0.1)}, "fail", "the held-out win rate stalled"),
+        # the best point lies within the last one's interval: not a fall; the best is still named
+        (RISING, {250: (0.50, 0.05), 500: (0.75, 0.1), 1000: (0.70, 0.1)}, "pass", "checkpoint-500 (step 500"),
+        # it fell, but the reward did not rise over those steps either: not reward hacking, a warning
+        (FLAT, PEAKED, "warn", "the reward did not rise over those steps either"),
+    ],
+)
+def test_fell_or_stalled_is_read_against_the_curves_own_intervals(tmp_path, rewards, points, status, said):
+    run = metrics_only_run(tmp_path, rewards)
+    write_curve(run.root, points)
+    check = held_out_curve(run, run.metrics(), [])
+    assert check.status == status, check
+    assert said in check.line
+
+
+def test_a_curve_that_does_not_fit_its_record_fails_with_why(tmp_path):
+    run = metrics_only_run(tmp_path, RISING)
+    (tmp_path / "curve").mkdir()
+    (tmp_path / "curve" / "curve.json").write_text(json.dumps({"version": 1, "points": 3}))
+    check = held_out_curve(run, run.metrics(), [])
+    assert check.status == "fail" and "curve.json does not fit the curve's record" in check.line

@@ -89,14 +89,18 @@ def test_check_run_finds_the_pushed_adapter_and_rollouts_on_the_hub(pushed_run, 
     assert again.returncode == 1 and artifacts["line"] == "missing or unreadable: the rollouts dataset"
 
 
+def space_check(done) -> dict:
+    return {check["name"]: check for check in json.loads(done.stdout)}["scoring Space paused"]
+
+
 def test_the_scoring_space_must_be_paused(hub, hub_env, film_copy):
     write_adapter(film_copy)
     space = hub.create_repo(SPACE, "space", sdk="docker", hardware="t4-small")
     space.add_commit({"Dockerfile": b"FROM python:3.11\n"}, "app")
     running = watercolour("check-run", str(film_copy), "--space", SPACE, "--json", env=hub_env)
-    check = json.loads(running.stdout)[-1]
+    check = space_check(running)
     assert running.returncode == 1 and check["status"] == "fail"
     assert check["line"].startswith(f"{SPACE} is RUNNING: pause it")
     HfApi(endpoint=hub.url, token=TOKEN).pause_space(SPACE)
     paused = watercolour("check-run", str(film_copy), "--space", SPACE, "--json", env=hub_env)
-    assert paused.returncode == 0 and json.loads(paused.stdout)[-1]["line"] == f"{SPACE} is PAUSED"
+    assert paused.returncode == 0 and space_check(paused)["line"] == f"{SPACE} is PAUSED"

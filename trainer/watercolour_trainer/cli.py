@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from watercolour_shared.sampling import add_sampling_arguments
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 
@@ -13,9 +14,7 @@ def add_commands(commands) -> None:
     paint.add_argument("--count", type=int, default=4)
     paint.add_argument("--out", default="paintings")
     paint.add_argument("--subject", default=DEFAULT_SUBJECT)
-    paint.add_argument("--max-new-tokens", type=int, default=4096)
-    paint.add_argument("--top-p", type=float, default=0.95)
-    paint.add_argument("--top-k", type=int, default=20)
+    add_sampling_arguments(paint, "as the run sampled whose adapter or model this is (its run.json)")
     paint.add_argument("--seed", type=int, default=0)
     paint.add_argument("--bf16", action="store_true")
     paint.set_defaults(run=_paint)

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import base64
 import json
+import sys
 from pathlib import Path
 
 import torch
@@ -13,6 +14,8 @@ import torch
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.prompts import chat_messages
 from watercolour_shared.render_wire import EpisodeOptions
+from watercolour_shared.run_dir import run_sampling
+from watercolour_shared.sampling import Sampling, flags_of
 from watercolour_trainer.model_loading import load_policy, load_tokenizer, load_with_adapter
 
 
@@ -22,23 +25,30 @@ def load_painter(model: str, adapter: str | None, bf16: bool):
     return policy.eval(), load_tokenizer(adapter or model)
 
 
-def sample_replies(
-    model, tokenizer, subject: str, seed: int, count: int, temperature: float, top_p: float, top_k: int, max_new_tokens: int
-) -> list[str]:
+def sample_replies(model, tokenizer, subject: str, seed: int, count: int, sampling: Sampling) -> list[str]:
     """`count` replies to the policy's prompt for `subject`, sampled after seeding torch with `seed`."""
     prompt = tokenizer.apply_chat_template(
         chat_messages(subject), add_generation_prompt=True, enable_thinking=False, return_tensors="pt", return_dict=True
     )
     torch.manual_seed(seed)
-    sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": top_k}
     with torch.inference_mode():
-        output = model.generate(**prompt, **sampling, max_new_tokens=max_new_tokens, num_return_sequences=count)
+        output = model.generate(**prompt, **sampling.generate_kwargs(), num_return_sequences=count)
     return tokenizer.batch_decode(output[:, prompt["input_ids"].shape[1] :], skip_special_tokens=True)
 
 
+def paint_sampling(args: argparse.Namespace) -> Sampling:
+    """As the run sampled whose adapter or model paints (its run.json), else the defaults; a flag given wins."""
+    found = next(filter(None, (run_sampling(path) for path in (args.adapter, args.model) if path)), None)
+    sampling, note = found or (Sampling(), None)
+    if note:
+        print(f"watercolour paint: {note}", file=sys.stderr)
+    return sampling.overridden(**flags_of(args))
+
+
 def write_replies(args: argparse.Namespace) -> list[str]:
+    sampling = paint_sampling(args)
     model, tokenizer = load_painter(args.model, args.adapter, args.bf16)
-    return sample_replies(model, tokenizer, args.subject, args.seed, args.count, 1.0, args.top_p, args.top_k, args.max_new_tokens)
+    return sample_replies(model, tokenizer, args.subject, args.seed, args.count, sampling)
 
 
 async def paint(args: argparse.Namespace, replies: list[str]) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from watercolour_shared.hardware import hourly_cost
 from watercolour_shared.readiness import Readiness
+from watercolour_shared.sampling import Sampling
 from watercolour_trainer.config import WatercolourGRPOConfig
 
 # This trainer's measured pace on one H200 (bench/results/grpo-step-35b-h200-2026-12-03.json: torch 2.11, Triton 3.6,
@@ -63,6 +64,7 @@ def build_plan(config: WatercolourGRPOConfig, run_dir: Path, replicas: list[str]
         "lora": lora,
         "push_to": config.hub_model_id if config.push_to_hub else None,
         "judge": next((r.judge for r in readiness.values() if r.judge), None),
+        "sampling": Sampling.of_config(config).model_dump(),
         "env_urls": config.env_url,
         "replicas": replicas,
         "terms": {url: {"configured": r.terms_configured, "reachable": r.terms_reachable} for url, r in readiness.items()},

@@ -19,8 +19,11 @@ MODEL = "model"
 LOGS = "logs"
 SUMMARY_JSON, SUMMARY_TXT = "summary.json", "summary.txt"
 WARM_START_RECORD = "warm_start.json"
+# The held-out curve (run_dir/curve.py): its points, and beside them each point's eval folder, curve/checkpoint-N/.
+CURVE_DIR = "curve"
+CURVE = f"{CURVE_DIR}/curve.json"
 # What goes to the Hub beside the weights, and what `check-run --from-hub` fetches back.
-RECORDS = (f"{FILM}/**", METRICS, PLAN)
+RECORDS = (f"{FILM}/**", METRICS, PLAN, CURVE)
 
 
 ROLLOUTS_SUFFIX = "-rollouts"

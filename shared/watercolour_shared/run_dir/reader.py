@@ -16,8 +16,19 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from watercolour_shared.run_dir.layout import FILM_FILE, ROLLOUT_JSON, STEP_DIR, RunLayout, SavedWeights, weights_kind
+from watercolour_shared.run_dir.layout import (
+    ADAPTER,
+    FILM_FILE,
+    MODEL,
+    PLAN,
+    ROLLOUT_JSON,
+    STEP_DIR,
+    RunLayout,
+    SavedWeights,
+    weights_kind,
+)
 from watercolour_shared.run_dir.records import RolloutRecord, RunPlan, StepMetrics
+from watercolour_shared.sampling import Sampling
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +91,15 @@ class RunReader(RunLayout):
             if kind:
                 return SavedWeights(kind, folder)
         return None
+
+
+def run_sampling(path: Path | str) -> tuple[Sampling, str | None] | None:
+    """How the run sampled that `path` is (a run directory) or holds the weights of (its adapter/ or model/), and
+    a note when run.json does not record it (RunPlan.sampled); None when `path` is no run's, or its plan unreadable."""
+    path = Path(path)
+    root = path.parent if path.name in (ADAPTER, MODEL) and not (path / PLAN).is_file() else path
+    plan = RunReader(root).plan() if (root / PLAN).is_file() else None
+    return plan.sampled() if plan else None
 
 
 def _parsed(record: type[BaseModel], text: str):

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from watercolour_shared.render_wire import Evaluation
 from watercolour_shared.reward import MIX_TERMS, MixWeights, Term, by_term
 from watercolour_shared.run_dir.layout import WeightsKind
+from watercolour_shared.sampling import Sampling
 
 # The PNG travels in the evaluation but is kept beside the record, as rollout-NN.png.
 WITHOUT_PNG = {"evaluation": {"render": {"png_base64"}}}
@@ -94,6 +95,7 @@ class RunPlan(BaseModel):
     lora: dict | None  # None: every weight trained
     push_to: str | None  # the Hub model repo; the rollouts go to PUSH_TO-rollouts
     judge: str | None = None  # the judge that trained the policy (`watercolour eval` says when it judges too)
+    sampling: Sampling | None = None  # how its rollouts were sampled; None in a run written before it was recorded
 
     @model_validator(mode="before")
     @classmethod
@@ -102,6 +104,16 @@ class RunPlan(BaseModel):
         if isinstance(data, dict) and "subject" in data and "subjects" not in data:
             data = {**data, "subjects": [data["subject"]]}
         return data
+
+    def sampled(self) -> tuple[Sampling, str | None]:
+        """How the run sampled, and a note when run.json does not say so itself: a run written before `sampling`
+        was recorded is read from its `config` (TRL's fields), else it gets the defaults."""
+        if self.sampling is not None:
+            return self.sampling, None
+        config = getattr(self, "config", None)
+        if isinstance(config, dict):
+            return Sampling.of_config(config), "run.json records no sampling: read from its config"
+        return Sampling(), "run.json records no sampling: the defaults"
 
     @property
     def saves(self) -> WeightsKind:

@@ -1,1 +1,1 @@
-"""The post-run checks: six questions a user asks after a short run, answered from its own records."""
+"""The post-run checks: seven questions a user asks after a short run, answered from its own records."""

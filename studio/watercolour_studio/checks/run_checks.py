@@ -1,4 +1,4 @@
-"""All six checks over one run directory."""
+"""All seven checks over one run directory."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from watercolour_shared.run_dir import RunReader
 from watercolour_shared.run_dir.layout import rollouts_repo
 from watercolour_studio.checks.artifacts import artifacts
 from watercolour_studio.checks.film_checks import groups_vary, paintings_vary, rendered, reward_moves
+from watercolour_studio.checks.held_out import held_out_curve
 from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.space import space_paused
 
@@ -24,7 +25,7 @@ class CheckOptions:
 
 
 def run_checks(run: RunReader, options: CheckOptions) -> list[Check]:
-    rollouts, plan = run.all_rollouts(), run.plan()
+    rollouts, plan, metrics = run.all_rollouts(), run.plan(), run.metrics()
     hub = HfApi(token=options.hub_token)
     # The trainer pushes the weights to `push_to` and the rollouts to the dataset beside it.
     pushed = plan.push_to if plan else None
@@ -32,9 +33,10 @@ def run_checks(run: RunReader, options: CheckOptions) -> list[Check]:
     dataset_repo = options.rollouts_repo or (rollouts_repo(pushed) if pushed else None)
     return [
         rendered(rollouts, options.max_timeout_share),
-        reward_moves(run.metrics(), rollouts),
+        reward_moves(metrics, rollouts),
         groups_vary(rollouts),
         artifacts(run, rollouts, hub, adapter_repo, dataset_repo),
         paintings_vary(rollouts),
         space_paused(plan, hub, options.space),
+        held_out_curve(run, metrics, rollouts),
     ]

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from watercolour_shared.run_dir.evaluation import EVAL_DIR
 from watercolour_shared.run_dir.layout import PLAN
+from watercolour_shared.sampling import add_sampling_arguments, flags_of
 from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, SubjectSet, load_subjects
-from watercolour_studio.eval.policies import FilmPolicy, PolicyError, Sampling, open_policy
+from watercolour_studio.eval.policies import FilmPolicy, PolicyError, open_policy, policy_samplings
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 from watercolour_studio.judges import add_judge_arguments, judge_from
 
@@ -32,10 +33,7 @@ def add_eval_command(commands) -> None:
         "--out", type=Path, help="the eval folder (eval.json, index.html, the paintings); default: B's run's eval/"
     )
     parser.add_argument("--expect-better", action="store_true", help="exit 1 unless B's win rate interval clears 50%%")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--top-p", type=float, default=0.95)
-    parser.add_argument("--top-k", type=int, default=20)
-    parser.add_argument("--max-new-tokens", type=int, default=4096)
+    add_sampling_arguments(parser, "as the run sampled (a run directory's run.json: B's, or A's)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_judge_arguments(parser)
     parser.set_defaults(run=_eval)
@@ -61,12 +59,15 @@ def _eval(args: argparse.Namespace) -> int:
     from watercolour_studio.eval.runner import EvalError, EvalPlan, run
 
     token = os.environ.get("HF_TOKEN")
-    sampling = Sampling(args.temperature, args.top_p, args.top_k, args.max_new_tokens)
+    specs = {"A": args.a, "B": args.b}
     try:
         if args.samples < 1:
             raise SubjectsError("--samples must be at least 1")
         args.out = args.out or _run_eval_folder(args.b)
-        policies = {label: open_policy(spec, sampling, args.base_model, token) for label, spec in (("A", args.a), ("B", args.b))}
+        samplings, notes = policy_samplings(specs, flags_of(args))
+        for note in notes:
+            print(f"watercolour eval: {note}", file=sys.stderr)
+        policies = {label: open_policy(spec, samplings[label], args.base_model, token) for label, spec in specs.items()}
         films = [policy for policy in policies.values() if isinstance(policy, FilmPolicy)]
         if films:
             subjects = _film_subjects(films, args.subjects)

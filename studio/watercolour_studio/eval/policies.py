@@ -22,9 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pydantic import ValidationError
+
 from watercolour_shared.prompts import subject_of
-from watercolour_shared.run_dir import RunPlan, RunReader, weights_kind
+from watercolour_shared.run_dir import RunPlan, RunReader, run_sampling, weights_kind
 from watercolour_shared.run_dir.layout import PLAN
+from watercolour_shared.sampling import Sampling
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 from watercolour_studio.pool.painter import PaintingModel
 
@@ -47,14 +50,6 @@ class PolicyError(ValueError):
     """A policy that cannot paint at all (no such folder, no answering endpoint): one line, before any work."""
 
 
-@dataclass(frozen=True)
-class Sampling:
-    temperature: float = 1.0
-    top_p: float = 0.95
-    top_k: int = 20
-    max_new_tokens: int = 4096
-
-
 class Policy(Protocol):
     source: str
     training_judge: str | None  # the judge that trained it, when its run recorded one
@@ -63,6 +58,20 @@ class Policy(Protocol):
     async def check(self) -> None: ...
     async def write(self, subject: str, sample: int, seed: int) -> Written: ...
     async def close(self) -> None: ...
+
+
+def policy_samplings(specs: dict[str, str], flags: dict) -> tuple[dict[str, Sampling], list[str]]:
+    """How each policy samples, and notes for the user: a run directory (or its adapter/ or model/) as its run
+    sampled (run.json); a policy that is no run's as the other policy's run (B's first), so both sample alike;
+    else the defaults. A flag given (not None) wins over all of them."""
+    runs = {label: run_sampling(spec) for label, spec in specs.items() if "@" not in spec and "://" not in spec}
+    found = {label: run for label, run in runs.items() if run is not None}
+    other = next((found[label] for label in sorted(found, reverse=True)), (Sampling(), None))  # B before A
+    notes = [f"{label} ({specs[label]}): {note}" for label, (_, note) in found.items() if note]
+    try:
+        return {label: found.get(label, other)[0].overridden(**flags) for label in specs}, notes
+    except ValidationError as error:
+        raise PolicyError(f"sampling: {error.errors()[0]['loc'][0]} {error.errors()[0]['msg']}") from None
 
 
 def open_policy(spec: str, sampling: Sampling, base_model: str | None = None, token: str | None = None) -> Policy:
@@ -82,7 +91,7 @@ class EndpointPolicy:
         self.source = f"{url}#{model}"
         self.training_judge = None
         self.trained_on: list[str] = []
-        self.painter = PaintingModel(model, url, token, temperature=sampling.temperature, retries=2)
+        self.painter = PaintingModel(model, url, token, retries=2, sampling=sampling)
         self.sampling = sampling
 
     async def check(self) -> None:
@@ -159,8 +168,7 @@ class LocalPolicy:
         from watercolour_trainer.paint_command import sample_replies
 
         model, tokenizer = self._load()
-        s = self.sampling
-        return sample_replies(model, tokenizer, subject, seed, 1, s.temperature, s.top_p, s.top_k, s.max_new_tokens)[0]
+        return sample_replies(model, tokenizer, subject, seed, 1, self.sampling)[0]
 
 
 class FilmPolicy:

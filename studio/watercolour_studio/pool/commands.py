@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from watercolour_shared.judge.defaults import HF_ROUTER_URL
+from watercolour_shared.sampling import Sampling
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_OK
 from watercolour_studio.judges import add_judge_arguments, judge_from
 
@@ -39,7 +40,7 @@ def _generate_parser(parser: argparse.ArgumentParser) -> None:
         "--base-url", default=HF_ROUTER_URL, help="an OpenAI-compatible endpoint (token: HF_TOKEN or --token-env)"
     )
     parser.add_argument("--token-env", default="HF_TOKEN", help="the environment variable holding the endpoint's token")
-    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--temperature", type=float, default=Sampling().temperature)
     parser.add_argument("--seed", type=int, default=0, help="attempt N uses seed + N, for the model and the render")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument(
