@@ -12,6 +12,7 @@ import pytest
 import websockets
 
 from tests.conftest import BUNDLED_POOL, env_server, fresh_seed
+from watercolour_env.tool_env import WatercolourToolEnv
 from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError
 
 REFUSAL = "I'm sorry, I can't paint that."  # refused by the gate at once: no render needed
@@ -163,3 +164,12 @@ async def test_a_subject_with_a_lone_surrogate_is_made_well_formed(judged_url):
         assert json.loads(await ws.recv())["data"]["observation"]["subject"] == "a \ufffd fern"
         await ws.send(json.dumps({"type": "step", "data": {"reply": REFUSAL}}))
         assert json.loads(await ws.recv())["data"]["observation"]["status"] == "failed"
+
+
+@pytest.mark.parametrize("name", ["missing term", "1e308", "weights all 0"])
+def test_the_tool_env_refuses_bad_weights_at_reset_before_any_painting(judged_url, name):
+    """The tool env sends its weights with every reset: a bad one stops the rollout at once, never paints."""
+    weights = json.loads(BAD_OPTIONS[name][0])["weights"]
+    with WatercolourToolEnv(judged_url, weights=weights) as env, pytest.raises(RuntimeError, match="VALIDATION_ERROR"):
+        env.reset(subject="a fern", seed=1)
+    still_answers(judged_url)
