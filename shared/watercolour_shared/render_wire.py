@@ -28,7 +28,7 @@ from watercolour_shared.sketch_text import (
     WellFormed,
     safe_text,
 )
-from watercolour_shared.subjects import DEFAULT_SUBJECT
+from watercolour_shared.subjects import DEFAULT_SUBJECT, MAX_SUBJECT_CHARS
 from watercolour_shared.violations import ViolationCode
 
 # A model reply longer than this is refused by request validation (422); replies
@@ -116,10 +116,6 @@ MAX_REVISION_BONUS = 10.0
 _REVISION_SETTINGS = {"revisions": 0, "revision_bonus": 0.0}
 
 
-# A subject is a few words; it is echoed in every prompt and observation.
-MAX_SUBJECT_CHARS = 200
-
-
 class EpisodeOptions(BaseModel):
     """Per-episode settings a trainer passes through `reset` (or with a batch). A key that is none of them is
     refused: a misspelt setting would otherwise paint, and reward, an episode nobody asked for."""
@@ -132,13 +128,14 @@ class EpisodeOptions(BaseModel):
         None, ge=1, le=16, strict=True, description="judge references per rollout; the env's default if unset"
     )
     revisions: int = Field(
-        0, ge=0, le=MAX_REVISIONS, description="paintings after the first, each after a critique; 0: one painting"
+        0, ge=0, le=MAX_REVISIONS, strict=True, description="paintings after the first, each after a critique; 0: one painting"
     )
     revision_bonus: float = Field(
         0.0,
         ge=0.0,
         le=MAX_REVISION_BONUS,
         allow_inf_nan=False,
+        strict=True,  # as the weights: true or "0.5" is a typo, not a bonus
         description="alpha: the episode's reward is r_last + alpha x (r_last - r_first); 0: the last painting's",
     )
 

@@ -8,6 +8,7 @@ reward = 0 when the gate fails, else
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Literal, get_args
@@ -60,10 +61,11 @@ class MixWeights(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _a_number(cls, value: object, info: ValidationInfo) -> object:
-        # JSON's true and "0.5" are no weights: a typed client sends numbers, and a coerced typo would train.
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        # JSON's true and "0.5" are no weights: a typed client sends numbers, and a coerced typo would train. Any
+        # real number is one (numpy's too, for a script that builds its weights in arrays).
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise _refused(f"the weight of {info.field_name} is not a number: a {type(value).__name__}")
-        return value
+        return float(value)
 
     @field_validator("*")
     @classmethod

@@ -12,6 +12,8 @@ from pathlib import Path
 
 # What a run paints when nobody says: the recipe's subject.
 DEFAULT_SUBJECT = "a peach hibiscus"
+# A subject is a few words; it is echoed in every prompt and observation, and the wire refuses a longer one.
+MAX_SUBJECT_CHARS = 200
 # The held-out set `watercolour eval` uses by default (24 subjects, none trained on).
 EVAL_SUBJECTS_FILE = Path(__file__).parent / "data" / "eval-subjects-v1.txt"
 # `make demo`'s smaller held-out set: every third subject of the default one (its header says why).
@@ -51,11 +53,19 @@ def load_subjects(path: Path = EVAL_SUBJECTS_FILE) -> SubjectSet:
     subjects = tuple(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
     if not subjects:
         raise SubjectsError(f"{path}: no subjects")
+    if long := too_long(subjects):
+        raise SubjectsError(f"{path}: {long}")
     seen: set[str] = set()
     repeated = [subject for subject in subjects if normal_subject(subject) in seen or seen.add(normal_subject(subject))]
     if repeated:
         raise SubjectsError(f"{path}: subjects repeated: {', '.join(repeated)}")
     return SubjectSet(Path(path).stem, subjects)
+
+
+def too_long(subjects) -> str | None:
+    """Why some of `subjects` cannot be painted (longer than the wire takes), or None."""
+    long = [subject[:40] + "..." for subject in subjects if len(subject) > MAX_SUBJECT_CHARS]
+    return f"subjects over {MAX_SUBJECT_CHARS} characters: {', '.join(long)}" if long else None
 
 
 def normal_subject(subject: str) -> str:

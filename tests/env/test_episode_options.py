@@ -37,9 +37,9 @@ BAD_OPTIONS = {
     "references true": ('{"references": true}', "valid integer"),
     "references as text": ('{"references": "4"}', "valid integer"),
     "references 4.0": ('{"references": 4.0}', "valid integer"),
+    "revisions true": ('{"revisions": true}', "valid integer"),
+    "revision bonus as text": ('{"revision_bonus": "0.5"}', "valid number"),
     "subject too long": (json.dumps({"subject": "a rose " * 40}), "at most 200"),
-    # This server has no scorer: an episode that weighs HPSv3 could only ever be unavailable.
-    "unscored term": ('{"weights": {"gate": 0, "length": 0, "judge": 0, "hps": 1}}', "no hps term here: WATERCOLOUR_SCORER_URL"),
     # Lone surrogates in what is refused: the reason is still written, and nothing of it is echoed raw (FastAPI's JSON
     # reader refuses such text itself on /evaluate: "a valid string").
     "surrogate mix": (r'{"mix": "\ud800"}', r"unknown mix preset '\\ud800'|valid string"),

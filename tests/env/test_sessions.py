@@ -19,6 +19,7 @@ import websockets
 from tests.conftest import env_server, fresh_seed, sketch
 from watercolour_env.client import SessionLost, WatercolourEnv
 from watercolour_env.models import WatercolourAction
+from watercolour_env.server.sessions import OpenEnvSessions
 from watercolour_env.tool_env import WatercolourToolEnv
 
 REFUSAL = "I'm sorry, I can't paint that."  # refused by the gate at once: no_sketch
@@ -240,3 +241,34 @@ async def test_a_client_gone_mid_render_is_counted_without_a_traceback(capped_ur
     written = log.read()
     assert sessions(capped_url)["client_gone"] == gone_before + 1
     assert "Traceback" not in written and "Exception in ASGI application" not in written, written[-3000:]
+
+
+async def test_a_session_is_never_reaped_under_a_post_mcp_call_naming_it(services):
+    """OpenEnv notes a POST /mcp call's use of a session only when the call ends: a call that outlasts the grace (a
+    render queued behind others) must not have its session closed under it. The route's handler here is a stand-in
+    that holds the call open; the wrapper, the session table and the reaper are the server's own."""
+    server = OpenEnvSessions(services)._server
+    session_id, _ = await server._create_session()
+    release = asyncio.Event()
+
+    async def held_call(scope, receive, send) -> None:
+        assert json.loads((await receive())["body"])["params"]["session_id"] == session_id  # the body, replayed
+        await release.wait()
+
+    body = json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {"session_id": session_id}, "id": 1})
+    received = iter([{"type": "http.request", "body": body.encode(), "more_body": False}])
+    call = asyncio.create_task(server.watch_calls(held_call)({"type": "http"}, lambda: _next(received), None))
+    await asyncio.sleep(0.1)
+    long_ago = server.grace_s + server._session_idle_timeout_s + 1
+    server._session_info[session_id].last_activity_at -= long_ago
+    await server.reap(time.time())
+    assert server.held(session_id)  # the call is in flight: not reaped, however long it takes
+    release.set()
+    await call
+    server._session_info[session_id].last_activity_at -= long_ago
+    await server.reap(time.time())
+    assert not server.held(session_id)  # once it has answered, the session is reaped as any other
+
+
+async def _next(messages) -> dict:
+    return next(messages)

@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 from tests.trainer.conftest import SCRIPT
 from watercolour_shared.render_wire import MAX_GROUP, EvaluateRequest
 from watercolour_shared.reward import PRESETS
-from watercolour_shared.subjects import DEFAULT_SUBJECT
+from watercolour_shared.subjects import DEFAULT_SUBJECT, MAX_SUBJECT_CHARS, SubjectsError, load_subjects
 from watercolour_trainer import config
 from watercolour_trainer.plan import build_plan
 from watercolour_trainer.recipe_file import recipe_values
@@ -253,3 +253,17 @@ def test_a_group_larger_than_the_wire_takes_is_refused_when_the_config_is_parsed
     with pytest.raises(SystemExit):
         config.parse([*recipe, "--num_generations", str(MAX_GROUP + 1)])
     assert f"scores at most {MAX_GROUP} replies a group" in capsys.readouterr().err
+
+
+def test_a_subject_longer_than_the_wire_takes_is_refused_when_the_config_is_parsed(capsys, tmp_path):
+    """The wire refuses a subject over MAX_SUBJECT_CHARS: every group of it would be dropped, step after step, as a
+    refused request. The config and a subjects file refuse it first."""
+    long = "a " + "very " * (MAX_SUBJECT_CHARS // 5) + "long rose"
+    recipe = ["--config", str(RECIPES[0]), *ENV]
+    with pytest.raises(SystemExit):
+        config.parse([*recipe, "--subjects", "a fern", long])
+    assert f"subjects over {MAX_SUBJECT_CHARS} characters" in capsys.readouterr().err
+    listed = tmp_path / "subjects.txt"
+    listed.write_text(f"a fern\n{long}\n")
+    with pytest.raises(SubjectsError, match=f"over {MAX_SUBJECT_CHARS} characters"):
+        load_subjects(listed)

@@ -21,7 +21,7 @@ from trl import GRPOConfig, TrlParser
 
 from watercolour_shared.render_wire import MAX_GROUP
 from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
-from watercolour_shared.subjects import DEFAULT_SUBJECT
+from watercolour_shared.subjects import DEFAULT_SUBJECT, too_long
 from watercolour_trainer import legacy_flags
 from watercolour_trainer.recipe_file import RecipeError, recipe_values
 
@@ -133,6 +133,8 @@ class WatercolourGRPOConfig(GRPOConfig):
         if self.lora_target_modules and "all-linear" in self.lora_target_modules and len(self.lora_target_modules) > 1:
             raise ValueError("--lora_target_modules: all-linear and module names exclude each other")
         self.mix_weights()  # a malformed --weights is refused here, not at the first step
+        if long := too_long(self.subjects):  # the wire refuses them: every group of one would be dropped, step after step
+            raise ValueError(f"--subjects: {long}")
         if (self.num_generations or 0) > MAX_GROUP:  # a group is one /evaluate call: found here, not as the first step's 422
             raise ValueError(
                 f"--num_generations {self.num_generations}: the environment scores at most {MAX_GROUP} replies a group"

@@ -97,7 +97,7 @@ class EnvReward:
         ]
 
     async def _group(self, members: list[int], replies: list[str], subjects: list[str], seed: int) -> list[Outcome]:
-        episode = self.episode.model_copy(update={"subject": subjects[members[0]]})
+        episode = EpisodeOptions.model_validate({**self.episode.model_dump(), "subject": subjects[members[0]]})
         return await self.replicas.evaluate([replies[i] for i in members], seed, episode)
 
     def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> float | None:

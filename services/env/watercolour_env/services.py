@@ -20,7 +20,6 @@ from watercolour_shared.readiness import Readiness, assess
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.reference_pool import ReferencePool, ReferencePoolError
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult, episode_refused
-from watercolour_shared.reward import MODEL_TERMS
 from watercolour_shared.scorer_client import ScorerClient
 
 log = logging.getLogger(__name__)
@@ -80,15 +79,10 @@ class EnvServices:
             await self.cache.close()
 
     def check_episode(self, options: EpisodeOptions) -> None:
-        """Refuses, before any work, an episode this environment cannot serve, whose every reward would be null:
-        weights that name a model term it has no scorer for (one configured but down is another matter: that reward
-        is unavailable), or a reference count its judge's pool cannot draw with the tier mix, checked only where the
-        episode weighs the judge, as the trainer's preflight asks. Raises the options' ValidationError."""
-        if options.weights is not None:  # asked for by name: a term this environment cannot score is no episode here
-            unscored = [term for term in MODEL_TERMS if options.weights.active(term) and term not in self.rewards.scorers]
-            if unscored:
-                fixes = [f"no {term} term here: {self.how_to_configure.get(term, 'none is built')}" for term in unscored]
-                raise episode_refused("weights", f"{'; '.join(fixes)}; or weigh it 0", None)
+        """Refuses, before any work, a reference count this environment's judge pool cannot draw with its tier mix,
+        which would make every reward null; checked only where the episode weighs the judge, as the trainer's
+        preflight asks. Raises the options' ValidationError. (A weighted term this environment has no scorer for
+        stays an unavailable reward, as documented: eval and `--allow_missing_terms` rely on the renders.)"""
         if self.pool is None or options.references is None:
             return
         if not options.weights_or(self.settings.default_weights()).active("judge"):

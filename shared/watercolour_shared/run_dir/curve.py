@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from watercolour_shared.run_dir.evaluation import Evaluation, HeadToHead, SubjectSetInfo
 from watercolour_shared.run_dir.layout import CURVE, CURVE_DIR
@@ -47,6 +47,11 @@ class Curve(BaseModel):
     seed: int
     judge: str
     points: list[CurvePoint] = Field(description="one per step, in step order")
+
+    @field_validator("points")
+    @classmethod
+    def _in_step_order(cls, points: list[CurvePoint]) -> list[CurvePoint]:
+        return sorted(points, key=lambda point: point.step)  # a hand-edited file reads as the writer writes it
 
 
 def read_curve(run_dir: Path) -> Curve | None:

@@ -41,7 +41,7 @@ def held_out_curve(run: RunReader, metrics: list[StepMetrics], rollouts: list[Fi
         return Check(HELD_OUT, "fail", f"{curve_path(run.root)} does not fit the curve's record: {str(error)[:300]}")
     if curve is None:
         where = curve_path(run.root).relative_to(run.root)
-        line = f"no held-out curve ({where}): evaluate the run's checkpoints against its starting policy to draw one"
+        line = f"no held-out curve ({where}): no command draws one yet; run_dir.curve.append_point records an eval"
         return Check(HELD_OUT, "skip", line)
     points = [p for p in curve.points if _measured(p)]
     evidence = [_describe(point) for point in curve.points]

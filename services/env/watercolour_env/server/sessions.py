@@ -7,7 +7,8 @@ later attach to with `/ws?session_id=`). One reaper (ours, in place of OpenEnv's
 - a session that has done nothing since its create (no message, no attach, no MCP call) after
   `session_grace_s` (60 s), so creates that are never used cannot lock the sockets out for the idle timeout;
 - any other session after `session_idle_timeout_s` (an hour) without a message;
-- never while a message of its socket is being answered (a render may outlast either timeout).
+- never while a message of its socket, or a `POST /mcp` call naming it, is being answered (a render may outlast
+  either timeout).
 
 A reaped session's socket is closed with it: the server sends an error frame (code `SESSION_EXPIRED`) and closes
 with code 4408, reason "session expired"; a message that still arrives on it is not run. A socket whose session is
@@ -38,6 +39,7 @@ from watercolour_env.services import EnvServices
 log = logging.getLogger(__name__)
 
 SOCKET_PATHS = ("/ws", "/mcp")
+CLOSE_WAIT_S = 2.0  # how long the reaper waits on one socket's close
 
 # The socket whose handler is running: set around each WebSocket route, read when OpenEnv creates or attaches a session.
 _current_socket: contextvars.ContextVar[_Socket | None] = contextvars.ContextVar("watercolour_socket", default=None)
@@ -72,6 +74,8 @@ class OpenEnvSessions:
                 continue
             if path in SOCKET_PATHS and not hasattr(route, "methods"):  # the WebSocket routes, not POST /mcp
                 route.app = self._server.watch_sockets(route.app, path)
+            elif path == "/mcp":  # POST /mcp: a call may name a session made by openenv/session/create
+                route.app = self._server.watch_calls(route.app)
             app.router.routes.append(route)
 
     # The app's lifespan starts and stops the reaper: OpenEnv's hooks are never run by an app that has a lifespan.
@@ -105,6 +109,7 @@ class _SessionServer(HTTPEnvServer):
         self._used: set[str] = set()
         self.expired: Counter[str] = Counter()
         self.client_gone = 0
+        self._calls: Counter[str] = Counter()  # POST /mcp calls in flight, by the session they name
 
     # OpenEnv's hooks: a session created or attached to inside a socket's handler belongs to that socket.
     async def _create_session(self):
@@ -132,6 +137,32 @@ class _SessionServer(HTTPEnvServer):
     def _forget(self, session_id: str) -> None:
         self._used.discard(session_id)
         self._sockets.pop(session_id, None)
+
+    def watch_calls(self, handler):
+        """`handler` (OpenEnv's POST /mcp) with the session a call names held while the call is answered: it is used
+        from the call's start (OpenEnv notes it only at the end), and the reaper never closes it under the call."""
+
+        async def watched(scope, receive, send) -> None:
+            read = [await receive()]
+            while read[-1]["type"] == "http.request" and read[-1].get("more_body"):
+                read.append(await receive())
+            session_id = _named_session(b"".join(message.get("body", b"") for message in read))
+
+            async def replay() -> dict:
+                return read.pop(0) if read else await receive()
+
+            if session_id is None:
+                return await handler(scope, replay, send)
+            self._calls[session_id] += 1
+            self._update_session_activity(session_id)
+            try:
+                await handler(scope, replay, send)
+            finally:
+                self._calls[session_id] -= 1
+                if not self._calls[session_id]:
+                    del self._calls[session_id]
+
+        return watched
 
     def watch_sockets(self, handler, path: str):
         """`handler` (an OpenEnv WebSocket route's ASGI app) with its socket known to this server."""
@@ -177,19 +208,22 @@ class _SessionServer(HTTPEnvServer):
         doomed: list[tuple[str, str, _Socket | None]] = []
         for session_id, info in list(self._session_info.items()):
             socket = self._sockets.get(session_id)
-            if socket is not None and socket.busy:
+            if (socket is not None and socket.busy) or self._calls.get(session_id):
                 continue
             why = self._stale(session_id, info.last_activity_at, now)
             if why is not None:
                 if socket is not None:  # from now on, a message of it is refused, not run
                     socket.expire(f"session expired: {why} for over {self._limit(why):g} s")
                 doomed.append((session_id, why, socket))
+        # Sockets are told first (once /health stops counting a session, its client has been told), all at once and
+        # each for at most CLOSE_WAIT_S: a client that stops reading holds its own close, not every other expiry.
+        told = [asyncio.wait_for(socket.close_expired(), CLOSE_WAIT_S) for _, _, socket in doomed if socket is not None]
+        await asyncio.gather(*told, return_exceptions=True)
         for session_id, why, socket in doomed:
-            if socket is not None:
-                await socket.close_expired()  # first: once /health stops counting it, its client has been told
-            else:  # no socket to refuse its messages: look again, as a message or an attach may have come since
+            if socket is None:  # no socket to refuse its messages: look again, as a message or an attach may have come
                 info = self._session_info.get(session_id)
-                if info is None or session_id in self._sockets or self._stale(session_id, info.last_activity_at) is None:
+                still_stale = info is not None and self._stale(session_id, info.last_activity_at) is not None
+                if not still_stale or session_id in self._sockets or self._calls.get(session_id):
                     continue
             await self._destroy_session(session_id)
             self.expired[why] += 1
@@ -285,3 +319,14 @@ def _unreadable(message: dict) -> str | None:
     except (ValueError, RecursionError) as error:
         return f"Invalid JSON: {type(error).__name__}: {str(error)[:200]}"
     return None
+
+
+def _named_session(body: bytes) -> str | None:
+    """The session a JSON-RPC call's params name, if any; None for anything else (OpenEnv answers it)."""
+    try:
+        call = json.loads(body or b"null")
+    except (ValueError, RecursionError):
+        return None
+    params = call.get("params") if isinstance(call, dict) else None
+    session_id = params.get("session_id") if isinstance(params, dict) else None
+    return session_id if isinstance(session_id, str) else None
