@@ -1,7 +1,7 @@
 """The painters `watercolour eval` compares: where a policy's replies come from.
 
 - a local model folder or adapter folder, or a run directory (its saved weights), loaded as
-  `watercolour paint` loads them (watercolour-trainer must be installed for these);
+  `watercolour paint` loads them (studio's `local` extra, watercolour-trainer, must be installed for these);
 - an OpenAI-compatible endpoint serving the policy (vLLM, TGI): `URL#MODEL`;
 - the paintings a run directory already holds for given steps: `RUN_DIR@STEP[,STEP...]` (no model at all;
   their subjects are the run's training subjects, so such an eval is not held out, and says so).
@@ -147,7 +147,7 @@ class LocalPolicy:
         try:
             await asyncio.to_thread(self._load)
         except ImportError as error:
-            raise PolicyError(f"{self.source}: local policies need watercolour-trainer installed ({error})") from None
+            raise PolicyError(f"{self.source}: local policies need studio's `local` extra, pip install 'watercolour-studio[local]' ({error})") from None
         except (OSError, ValueError) as error:
             raise PolicyError(f"{self.source}: cannot load: {str(error).splitlines()[0]}") from None
 
