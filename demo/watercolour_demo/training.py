@@ -24,6 +24,8 @@ class GrpoSettings:
     lr: float
     weights: str  # one number per term, in the order of watercolour_shared.reward.MIX_TERMS
     scale_rewards: str = "none"
+    # TRL's: sum the terms, then take the group's advantage; or normalise each term in its group first (GDPO).
+    aggregation: str = "sum_then_normalize"
     beta: float = 0.0  # KL penalty to the warm start
     lora: bool = False  # a LoRA on every linear layer instead of training every weight
     temperature: float = Sampling().temperature
@@ -52,7 +54,7 @@ def trainer_command(env_url: str, model: Path, run_dir: Path, settings: GrpoSett
         "--max_completion_length", str(s.sampling.max_new_tokens),
         "--learning_rate", str(s.lr), "--lr_scheduler_type", "constant", "--warmup_steps", "0",
         "--temperature", str(s.sampling.temperature), "--top_k", str(s.sampling.top_k), "--top_p", str(s.sampling.top_p),
-        "--scale_rewards", s.scale_rewards, "--beta", str(s.beta),
+        "--scale_rewards", s.scale_rewards, "--multi_objective_aggregation", s.aggregation, "--beta", str(s.beta),
         # float32 (TRL's default is bf16, which a CPU does slowly) and no recompute (the policy is small).
         "--bf16", "false", "--gradient_checkpointing", "false",
         "--save_steps", str(s.steps), "--seed", str(s.seed), "--output_dir", str(run_dir), "--run_name", s.run_name,

@@ -201,6 +201,19 @@ def mix_reward(gate_passed: bool, length: float, terms: TermScores, weights: Mix
     return MixedReward(total=total)
 
 
+def term_values(gate_passed: bool, length: float, terms: TermScores, weights: MixWeights) -> dict[Term, float] | None:
+    """Each term's value before its weight, such that their weighted sum is `mix_reward`'s total: what a trainer
+    that normalises each term within its group before weighting (GDPO; TRL's `normalize_then_sum`) is given. Every
+    term is 0 when the gate failed, as the reward is; None when the reward is unavailable (the rollout is dropped
+    whole, never scored on the terms that answered). A term without weight counts 0."""
+    if mix_reward(gate_passed, length, terms, weights).total is None:
+        return None
+    if not gate_passed:
+        return dict.fromkeys(MIX_TERMS, 0.0)
+    scores = {term: terms.score(term) if weights.active(term) else 0.0 for term in MODEL_TERMS}
+    return {"gate": 1.0, "length": length, **scores}
+
+
 def revision_reward(turns: Sequence[float | None], bonus: float = 0.0) -> float | None:
     """An episode's reward from its paintings' rewards, in the order painted (docs/revisions.md).
 

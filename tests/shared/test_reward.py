@@ -6,7 +6,16 @@ import pytest
 from pydantic import ValidationError
 
 from watercolour_shared.render_wire import EpisodeOptions, episode_refused
-from watercolour_shared.reward import MAX_WEIGHT, MixWeights, TermScores, mix_reward, parse_weights, preset
+from watercolour_shared.reward import (
+    MAX_WEIGHT,
+    MIX_TERMS,
+    MixWeights,
+    TermScores,
+    mix_reward,
+    parse_weights,
+    preset,
+    term_values,
+)
 
 
 def test_failed_gate_scores_zero_whatever_the_terms():
@@ -28,6 +37,24 @@ def test_missing_weighted_term_makes_the_reward_unavailable_not_smaller():
 def test_zero_weight_term_is_not_needed():
     mixed = mix_reward(True, 1.0, TermScores(judge=None, hps=0.5), preset("hps-only"))
     assert mixed.total == pytest.approx(0.05 + 0.05 + 0.90 * 0.5)
+
+
+@pytest.mark.parametrize("passed", [True, False])
+@pytest.mark.parametrize("hps", [0.0, 0.4])
+def test_each_terms_value_weighted_and_summed_is_the_reward(passed, hps):
+    # What GDPO normalises term by term: summed with the mix's weights it is the reward the environment gives.
+    weights = MixWeights(gate=0.1, length=0.2, judge=0.5, hps=hps)
+    terms = TermScores(judge=0.75, hps=0.5 if hps else None)
+    values = term_values(passed, 0.6, terms, weights)
+    assert list(values) == list(MIX_TERMS)
+    total = sum(weights.weight(term) * value for term, value in values.items())
+    assert total == pytest.approx(mix_reward(passed, 0.6, terms, weights).total)
+    if not passed:
+        assert set(values.values()) == {0.0}  # a failed gate is 0 on every term, as its reward is
+
+
+def test_a_reward_that_is_unavailable_has_no_term_values():
+    assert term_values(True, 0.6, TermScores(judge=0.75), preset("judge-led")) is None  # hps weighed, not scored
 
 
 def test_presets_match_the_recipe():

@@ -1,15 +1,18 @@
 """A real two-step GRPO run of a tiny policy against the real environment (offline judge, heuristic
 scorer) through real HTTP, with a second replica that fails every batch: its share of step 1 is
-dropped, and it sits out step 2, which the live replica scores whole."""
+dropped, and it sits out step 2, which the live replica scores whole. The run normalises each reward term
+in its group before weighting it (GDPO, TRL's `normalize_then_sum`), so its drops go through the per-term path."""
 
 from __future__ import annotations
 
 import json
+import statistics
 
 import pytest
 from PIL import Image
 
 from tests.trainer.conftest import SHORT_RUN, HalfDeadReplica, run_trainer
+from watercolour_shared.reward import MIX_TERMS
 from watercolour_shared.run_dir import RunReader
 from watercolour_trainer.model_loading import load_with_adapter
 
@@ -22,6 +25,7 @@ def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunReader:
         finished = run_trainer(
             "--env_url", full_reward_env_url, replica.url, "--model_name_or_path", str(tiny_policy),
             "--use_peft", "--lora_target_modules", "all-linear", "--max_steps", "2", "--save_steps", "1", *SHORT_RUN,
+            "--multi_objective_aggregation", "normalize_then_sum",
             "--output_dir", str(root / "run"), home=root / "hf",
         )  # fmt: skip
     finally:
@@ -62,6 +66,17 @@ def test_metrics_are_written_per_step(trained):
     for metrics in trained.metrics():
         assert metrics.reward_mean is not None and 0.0 <= metrics.gate_pass_rate <= 1.0
         assert metrics.timings.generation_s > 0 and metrics.timings.training_s > 0
+
+
+def test_each_term_is_its_own_reward_function_and_they_sum_to_the_environments_reward(trained):
+    # One function per term (the environment asked once a batch: each rollout is once in the film, above), and
+    # TRL's weighted sum of their values is the environment's mixed reward, the dropped rollouts left out whole.
+    state = json.loads((trained.root / "checkpoints" / "checkpoint-2" / "trainer_state.json").read_text())
+    logged = {entry["step"]: entry for entry in state["log_history"] if "reward" in entry}
+    for step in (1, 2):
+        scored = [rollout.record.reward for rollout in trained.rollouts(step) if rollout.record.reward is not None]
+        assert {f"rewards/{term}/mean" for term in MIX_TERMS} <= set(logged[step]), sorted(logged[step])
+        assert logged[step]["reward"] == pytest.approx(statistics.fmean(scored), abs=1e-5)
 
 
 def test_trackio_recorded_the_run(trained):

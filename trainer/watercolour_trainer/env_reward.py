@@ -72,6 +72,11 @@ class EnvReward:
         self._written: dict[int, int] = {}
 
     async def __call__(self, prompts, completions, trainer_state, episode_id, subject, **_) -> list[float | None]:
+        records = await self.records(prompts, completions, trainer_state, episode_id, subject)
+        return [record.reward for record in records]
+
+    async def records(self, prompts, completions, trainer_state, episode_id, subject) -> list[RolloutRecord]:
+        """Scores the batch through the environment and writes each rollout into the film: its records, in order."""
         step = trainer_state.global_step + 1
         seed = step_seed(self.seed, step)
         replies = [completion_text(completion) for completion in completions]
@@ -100,11 +105,11 @@ class EnvReward:
         episode = EpisodeOptions.model_validate({**self.episode.model_dump(), "subject": subjects[members[0]]})
         return await self.replicas.evaluate([replies[i] for i in members], seed, episode)
 
-    def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> float | None:
+    def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> RolloutRecord:
         index = self.process_index * self.rollouts_per_process + self._written.get(step, 0)
         self._written[step] = self._written.get(step, 0) + 1
         record = RolloutRecord.answered(
             outcome.evaluation, outcome.failure, step=step, index=index, group=group, prompt=prompt, seed=seed, reply=reply
         )
         self.run.record(record)
-        return record.reward
+        return record

@@ -14,9 +14,11 @@ from watercolour_shared.run_dir import RunWriter
 from watercolour_trainer import compile_cache, compiled_generation, lora_merge
 from watercolour_trainer.config import WatercolourGRPOConfig
 from watercolour_trainer.env_reward import EnvReward, StepClock
+from watercolour_trainer.held_out_curve import CurveCommand, HeldOutCurve
 from watercolour_trainer.lora import lora_config
 from watercolour_trainer.monitoring import StepMonitor
 from watercolour_trainer.replicas import EnvReplicas
+from watercolour_trainer.term_rewards import GDPO, term_reward_functions
 
 
 def episodes(subjects: list[str], count: int) -> list[dict]:
@@ -42,12 +44,16 @@ def build_trainer(
     clock = StepClock()
     episode = EpisodeOptions(subject=config.subjects[0], weights=config.mix_weights(), references=config.references)
     reward = EnvReward(replicas, episode, run, clock, config.seed)
+    args = config.for_trainer(run.checkpoints)
+    reward_funcs = [reward]
+    if config.multi_objective_aggregation == GDPO:  # each term normalised in its group, then weighted
+        reward_funcs, args.reward_weights = term_reward_functions(reward, episode.weights)
     adapter = lora_config(config.lora_targets, config.lora_r, config.lora_alpha) if config.use_peft else None
     dataset = episodes(config.subjects, config.n_episodes)
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=[reward],
-        args=config.for_trainer(run.checkpoints),
+        reward_funcs=reward_funcs,
+        args=args,
         train_dataset=Dataset.from_list(dataset),
         processing_class=tokenizer,
         peft_config=adapter,
@@ -62,6 +68,8 @@ def build_trainer(
         compiled_generation.keep_grouped_experts(trainer)
     if config.compile_cache is not None:
         trainer.add_callback(compile_cache.SaveCompileCache(Path(config.compile_cache)))
+    if config.eval_steps and trainer.accelerator.is_main_process:
+        trainer.add_callback(HeldOutCurve(CurveCommand.of_config(config, run.root), config.eval_steps))
     if config.compiled_generation:
         first_of_each = [row["prompt"] for row in dataset[: len(config.subjects)]]
         compiled_generation.enable(trainer, compiled_generation.longest_prompt(tokenizer, first_of_each))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from watercolour_shared.render_wire import Evaluation
-from watercolour_shared.reward import MIX_TERMS, MixWeights, Term, by_term
+from watercolour_shared.reward import MIX_TERMS, MixWeights, Term, TermScores, by_term, term_values
 from watercolour_shared.run_dir.layout import WeightsKind
 from watercolour_shared.sampling import Sampling
 
@@ -50,6 +50,14 @@ class RolloutRecord(BaseModel):
     def scores(self) -> dict[Term, float | None]:
         """Each term's score; all None when the environment gave no answer."""
         return by_term(self.evaluation.reward) if self.evaluation else dict.fromkeys(MIX_TERMS)
+
+    def term_values(self) -> dict[Term, float] | None:
+        """Each term's value before its weight (reward.term_values); None when the rollout was dropped."""
+        if self.evaluation is None or self.reward is None:
+            return None
+        reward = self.evaluation.reward
+        scores = TermScores(judge=reward.judge, hps=reward.hps)
+        return term_values(reward.gate == 1.0, reward.length, scores, reward.weights)
 
     def as_json(self) -> dict:
         return self.model_dump(mode="json", exclude=WITHOUT_PNG)
@@ -96,6 +104,7 @@ class RunPlan(BaseModel):
     push_to: str | None  # the Hub model repo; the rollouts go to PUSH_TO-rollouts
     judge: str | None = None  # the judge that trained the policy (`watercolour eval` says when it judges too)
     sampling: Sampling | None = None  # how its rollouts were sampled; None in a run written before it was recorded
+    eval_steps: int | None = None  # its checkpoints go onto curve/curve.json every N steps and at the last; None: not
 
     @model_validator(mode="before")
     @classmethod
