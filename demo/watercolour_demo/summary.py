@@ -107,10 +107,37 @@ def render(summary: dict) -> str:
         f"gate pass {_number(last['gate_pass_rate'], '.0%')}, look {_look(last['look'])}"
         f"  -> the last third is {verdict}",
         *_evaluation_lines(summary.get("evaluation"), summary.get("evaluation_failed")),
+        "",
+        verdict_line(summary),
         f"best painting: {summary['best_painting'] or 'none rendered'}",
         f"every rollout (code, painting, reward): {summary['film']}",
     ]
     return "\n".join(lines)
+
+
+def verdict_line(summary: dict) -> str:
+    """One line that squares the reward curve with the held-out evaluation: the evaluation decides whether the policy
+    learned (docs/evaluation.md), and where the two disagree the line says why."""
+    gain, evaluation = summary.get("gain"), summary.get("evaluation")
+    rose = bool(gain and gain["clear"])
+    if summary.get("evaluation_failed") or evaluation is None:
+        return "did it learn? not measured: without the held-out evaluation the reward curve alone is no evidence"
+    rate = evaluation["win_rate"]
+    if evaluation["better"]:
+        if rose:
+            return "did it learn? yes: the reward rose clearly and the final policy beats its warm start on held-out subjects"
+        return (
+            "did it learn? yes, on held-out subjects; the reward's rise is within its noise, since a third of the steps "
+            "holds few rollouts, so the evaluation, not the curve, is the evidence"
+        )
+    if rate["high"] is not None and rate["high"] < 0.5:
+        return "did it learn? no: the final policy loses to its warm start on held-out subjects"
+    if rose:
+        return (
+            "did it learn? not shown: the reward rose, but the held-out evaluation does not show the final policy better "
+            "(either the gain does not carry to subjects it never saw, or the pairs are too few to show it)"
+        )
+    return "did it learn? not shown: neither the reward nor the held-out evaluation shows a gain"
 
 
 def _evaluation_lines(evaluation: dict | None, failed: str | None) -> list[str]:
