@@ -26,3 +26,10 @@ def score_key(image_digest: str, prompt: str, backend: str, backend_version: str
 def verdict_key(candidate_digest: str, reference_id: str, order: str, model: str, prompt_digest: str) -> str:
     parts = {"candidate": candidate_digest, "reference": reference_id, "order": order, "model": model, "prompt": prompt_digest}
     return f"{KEY_PREFIX}:verdict:v1:{_digest(parts)}"
+
+
+def critic_key(image_digest: str, model: str, prompt_digest: str) -> str:
+    """The VLM critic's critique of one painting: `prompt_digest` covers the text as sent (subject, gate outcome) and
+    the critic's version (its prompt file and code), so a group sharing a painting and a subject asks once."""
+    parts = {"image": image_digest, "model": model, "prompt": prompt_digest}
+    return f"{KEY_PREFIX}:critique:v1:{_digest(parts)}"

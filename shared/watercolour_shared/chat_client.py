@@ -10,6 +10,7 @@ choices, a null content, a list, number or object where the text should be) is `
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 
 from watercolour_shared.service_client import ServiceClient
@@ -55,6 +56,11 @@ class ChatClient(ServiceClient):
         if not isinstance(content, str):
             raise self.unavailable(f"the message's content is a {_kind(content)}, not text", kind=f"{_kind(content)} content")
         return content
+
+
+def png_data_uri(png: bytes) -> str:
+    """A PNG as a chat message's image: every VLM this project asks (the judge, the critic) is sent its paintings so."""
+    return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
 def _kind(value: object) -> str:

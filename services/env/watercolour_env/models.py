@@ -30,7 +30,11 @@ class WatercolourObservation(Observation):
     # Only in an episode with revisions (docs/revisions.md); None in one without, so its wire is what it was.
     revisions_left: int | None = Field(None, description="paintings still allowed after this one")
     critique: str | None = Field(None, description="what this painting and the gate show, never a score")
-    critique_version: str | None = None
+    critique_source: Literal["rules", "vlm"] | None = Field(None, description="who wrote the critique")
+    critique_version: str | None = Field(None, description="the rules' digest, or the critic's prompt digest and model")
+    # With WATERCOLOUR_CRITIC=vlm (docs/revisions.md, "The VLM critic"): the measured qualities stay beside the VLM's words.
+    measured_critique: str | None = Field(None, description="the rules' critique of this painting, when the VLM critic is on")
+    critique_fallback_reason: str | None = Field(None, description="why the rules' critique stands in for the VLM critic's")
     first_reward: float | None = Field(None, description="the first painting's reward, on the last turn when a bonus applied")
 
 

@@ -7,6 +7,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
+from watercolour_env.critic import CriticClient, VlmCritic
 from watercolour_env.gate.rules import GateRules, load_rules
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.reference_download import download_reference_pool
@@ -38,6 +39,7 @@ class EnvServices:
     reward_terms: bool = True  # False: a renderer alone, with no judge or scorer term (the CLI, the pool generator)
     how_to_configure: dict[str, str] = field(default_factory=dict)  # each term left out, and what would configure it
     pool: ReferencePool | None = None  # the judge's references; None without a judge
+    critic: VlmCritic | None = None  # WATERCOLOUR_CRITIC=vlm: who writes the critiques; None: the rules alone
 
     @classmethod
     def build(cls, settings: EnvSettings, use_cache: bool = True, reward_terms: bool = True) -> EnvServices:
@@ -46,7 +48,8 @@ class EnvServices:
         cache = RedisCache(settings.redis_url, settings.cache_ttl_s) if use_cache else None
         pipeline = RenderPipeline(renderer, cache, rules, settings.max_code_chars)
         scorers, how_to, pool = _term_scorers(settings, cache) if reward_terms else ({}, {}, None)
-        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(scorers), reward_terms, how_to, pool)
+        critic = _critic(settings, cache) if reward_terms else None
+        return cls(settings, rules, renderer, cache, pipeline, RewardAssembler(scorers), reward_terms, how_to, pool, critic)
 
     async def start(self) -> None:
         await self.renderer.start()
@@ -75,6 +78,8 @@ class EnvServices:
     async def close(self) -> None:
         await self.renderer.close()
         await self.rewards.close()
+        if self.critic:
+            await self.critic.close()
         if self.cache:
             await self.cache.close()
 
@@ -137,6 +142,15 @@ def _judge(settings: EnvSettings):
     except NoJudge as error:
         return None, f"{error}: set it, point WATERCOLOUR_JUDGE_BASE_URL at another endpoint, or set WATERCOLOUR_JUDGE=offline"
     return judge, ""
+
+
+def _critic(settings: EnvSettings, cache: RedisCache | None) -> VlmCritic | None:
+    """The VLM critic on the judge's endpoint, token and concurrency unless its own are set; None for the rules alone."""
+    if settings.critic != "vlm":
+        return None
+    base_url, model = settings.critic_endpoint()
+    client = CriticClient(base_url, settings.hf_token, model, settings.critic_timeout_s)
+    return VlmCritic(client, cache, settings.critic_timeout_s, settings.judge_max_concurrency)
 
 
 def _reference_pool(settings: EnvSettings) -> ReferencePool:

@@ -11,6 +11,7 @@ from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
+from watercolour_shared.judge.factory import HF_ROUTER_HOST
 from watercolour_shared.reward import DEFAULT_MIX, MIX_TERMS, MixWeights, parse_weights, preset
 from watercolour_shared.score_wire import DEFAULT_PROMPT
 from watercolour_shared.timeouts import JUDGE_TIMEOUT_S, QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S, client_wait_s
@@ -74,6 +75,16 @@ class EnvSettings(BaseSettings):
         validation_alias=AliasChoices("WATERCOLOUR_JUDGE_TIER_MIX", "WATERCOLOUR_JUDGE_MIX"),
         description='how many references of each tier, JSON, e.g. {"love": 2, "okay": 2}; WATERCOLOUR_JUDGE_MIX is its old name',
     )
+    # Who writes the critique an episode with revisions reads (docs/revisions.md, "The VLM critic"): the measuring rules,
+    # or a VLM asked through the judge's endpoint and HF_TOKEN, shown the painting and never the references.
+    critic: Literal["rules", "vlm"] = Field(
+        "rules", description="rules = measured and deterministic; vlm = a VLM's critique, the rules' beside it"
+    )
+    critic_base_url: str | None = Field(None, description="the critic's chat-completions endpoint; the judge's when unset")
+    critic_model: str | None = Field(None, description="the critic's VLM; the judge's when unset")
+    critic_timeout_s: float = Field(
+        JUDGE_TIMEOUT_S, gt=0, description="the most one critique waits, retries included; then the rules' critique stands in"
+    )
     pool_path: Path | None = Field(None, description="a local pool folder; wins over the Hub pool")
     pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
     pool_revision: str = Field("main", description="a 40-hex commit for reproducible runs; a branch floats (warned at load)")
@@ -102,7 +113,15 @@ class EnvSettings(BaseSettings):
             "scorer_timeout_s": self.scorer_timeout_s,
             "judge_timeout_s": JUDGE_TIMEOUT_S,
         }
-        return {**limits, "client_wait_s": client_wait_s(*limits.values())}
+        wait = client_wait_s(*limits.values())
+        if self.critic == "vlm":  # a turn of an episode with revisions asks the critic after its reward
+            limits["critic_timeout_s"] = self.critic_timeout_s
+            wait += self.critic_timeout_s
+        return {**limits, "client_wait_s": wait}
+
+    def critic_endpoint(self) -> tuple[str, str]:
+        """The critic's base URL and model: the judge's unless set."""
+        return self.critic_base_url or self.judge_base_url, self.critic_model or self.judge_model
 
     @field_validator("weights")
     @classmethod
@@ -114,6 +133,13 @@ class EnvSettings(BaseSettings):
     @model_validator(mode="after")
     def _default_weights_hold(self) -> EnvSettings:
         self.default_weights()  # a weight the wire would refuse (inf, 1e308) stops the service at start-up
+        return self
+
+    @model_validator(mode="after")
+    def _critic_can_ask(self) -> EnvSettings:
+        # Every call would be refused, found only at the first revision: stop at start-up instead.
+        if self.critic == "vlm" and not self.hf_token and HF_ROUTER_HOST in self.critic_endpoint()[0]:
+            raise ValueError("WATERCOLOUR_CRITIC=vlm asks the HF router: set HF_TOKEN or WATERCOLOUR_CRITIC_BASE_URL")
         return self
 
     def default_weights(self) -> MixWeights:

@@ -9,10 +9,9 @@ moment: reading a verdict is a bounded decode of at most a megabyte, off the loo
 from __future__ import annotations
 
 import asyncio
-import base64
 from pathlib import Path
 
-from watercolour_shared.chat_client import ChatClient
+from watercolour_shared.chat_client import ChatClient, png_data_uri
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.judge.verdict import RESPONSE_FORMAT, Verdict, parse_verdict
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
@@ -73,9 +72,9 @@ class ChatJudge(ChatClient):
                     "content": [
                         {"type": "text", "text": self.prompt},
                         {"type": "text", "text": "Painting A:"},
-                        {"type": "image_url", "image_url": {"url": _data_uri(painting_a)}},
+                        {"type": "image_url", "image_url": {"url": png_data_uri(painting_a)}},
                         {"type": "text", "text": "Painting B:"},
-                        {"type": "image_url", "image_url": {"url": _data_uri(painting_b)}},
+                        {"type": "image_url", "image_url": {"url": png_data_uri(painting_b)}},
                     ],
                 }
             ],
@@ -83,7 +82,3 @@ class ChatJudge(ChatClient):
         async with self._slots:
             content = await self._complete(body)
         return parse_verdict(content)
-
-
-def _data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode()

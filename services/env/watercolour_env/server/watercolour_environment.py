@@ -15,6 +15,7 @@ from uuid import uuid4
 
 from openenv.core.env_server.interfaces import Environment
 
+from watercolour_env.critic import CriticFailed
 from watercolour_env.critique import CRITIQUE_VERSION, critique
 from watercolour_env.models import WatercolourAction, WatercolourObservation, WatercolourState
 from watercolour_env.revisions import RevisionRubric, Turn
@@ -25,6 +26,7 @@ from watercolour_shared.render_wire import (
     MAX_SEED,
     EpisodeOptions,
     Evaluation,
+    RenderResult,
     episode_refused,
     read_episode_options,
 )
@@ -120,20 +122,33 @@ class WatercolourEnvironment(Environment[WatercolourAction, WatercolourObservati
             self._lost.append(f"painting {turn}: {render.unavailable_reason or reward.unavailable_reason}")
         left = self._options.revisions + 1 - turn
         episode_reward = self.rubric(action, Turn(total=reward.total, done=left == 0))
-        said = await asyncio.to_thread(critique, render)  # 10 to 20 ms of numpy: off the loop that answers every session
         observation = WatercolourObservation(
             subject=self._options.subject,
             prompt=user_prompt(self._options.subject),
             status=render.status,
             render=render if action.include_png else render.model_copy(update={"png_base64": None}),
             revisions_left=left,
-            critique=said,
-            critique_version=CRITIQUE_VERSION,
+            **await self._critique(render, read_before_painting=left > 0),
         )
         if left > 0:
             observation.unavailable_reason = render.unavailable_reason
             return observation
         return self._last_turn(observation, evaluation, episode_reward)
+
+    async def _critique(self, render: RenderResult, read_before_painting: bool) -> dict:
+        """The turn's critique: the rules', or the VLM critic's with the rules' beside it. When the critic gives none the
+        rules' critique stands in, with the reason: a critique is no reward term, so its failure never touches a reward.
+        The last turn's critique is read by no painter: the critic is not asked, and the episode's reward never waits on it."""
+        measured = await asyncio.to_thread(critique, render)  # 10 to 20 ms of numpy: off the loop that answers every session
+        rules = {"critique": measured, "critique_source": "rules", "critique_version": CRITIQUE_VERSION}
+        critic = self.services.critic
+        if critic is None or not read_before_painting:
+            return rules
+        try:
+            said = await critic.critique(render, self._options.subject)
+        except CriticFailed as failed:
+            return {**rules, "measured_critique": measured, "critique_fallback_reason": failed.reason}
+        return {"critique": said, "critique_source": "vlm", "critique_version": critic.version, "measured_critique": measured}
 
     def _last_turn(
         self, observation: WatercolourObservation, evaluation: Evaluation, episode_reward: float | None
