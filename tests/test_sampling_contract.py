@@ -35,6 +35,7 @@ LITERAL = re.compile(rf"""({NAMES})[^#\n]{{0,30}}?[=:]\s*["']?[0-9]""")
 OWN = {
     "shared/watercolour_shared/sampling.py",  # the home
     "shared/watercolour_shared/judge/chat_judge.py",  # the judge's own: temperature 0, a verdict's length
+    "services/env/watercolour_env/critic.py",  # the VLM critic's own, as the judge's: temperature 0, a critique's length
     "services/scorer/watercolour_scorer/settings.py",  # HPSv3's score temperature, not sampling
     "demo/watercolour_demo/__main__.py",  # the demo's GRPO temperature, a choice of its own that its run records
 }
