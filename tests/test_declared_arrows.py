@@ -5,9 +5,9 @@ follows the pyprojects, and this test names the file that draws it."""
 from __future__ import annotations
 
 import ast
-import tomllib
 
 import pytest
+import tomllib
 
 from tests.conftest import ROOT
 

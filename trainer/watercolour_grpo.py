@@ -49,6 +49,7 @@ for _package in ("shared", "trainer"):
 
 from watercolour_shared.run_dir import RunWriter  # noqa: E402
 from watercolour_trainer.config import LAST_CHECKPOINT, parse  # noqa: E402
+from watercolour_trainer.held_out_curve import CurveCommand  # noqa: E402
 from watercolour_trainer.plan import build_plan, describe  # noqa: E402
 from watercolour_trainer.preflight import PreflightError, check_environments, client_wait  # noqa: E402
 from watercolour_trainer.replicas import EnvReplicas, expand_replicas  # noqa: E402
@@ -74,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         log.error("preflight failed; nothing was started:\n%s", error)
         return 2
     env_timeout = config.env_timeout or client_wait(readiness)
+    if config.eval_steps and (missing := CurveCommand.of_config(config, config.run_dir).missing()):
+        log.error("--eval_steps needs `watercolour curve` (studio) beside the trainer: %s; nothing was started", missing)
+        return 2
 
     # 2. The plan and what it will cost; a dry run ends here.
     run = RunWriter(config.run_dir)

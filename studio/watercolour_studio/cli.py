@@ -1,9 +1,10 @@
 """The studio's `watercolour` commands:
 
-  watercolour gallery RUN_DIR [--port N] [--pool DIR]     the run gallery in the browser
+  watercolour gallery RUN_DIR [--port N] [--pool DIR]     the run gallery in the browser (--newest: of a folder of runs)
   watercolour check-run RUN_DIR [--json]                  the seven post-run checks; exit 1 when one fails
   watercolour pool generate|rate|pack|calibrate ...       the reference-pool workbench
   watercolour eval --a A --b B --env-url URL --out DIR    B against A as painters, on held-out subjects
+  watercolour curve RUN_DIR --env-url URL [--checkpoint N] each saved checkpoint against the run's starting policy
 
 RUN_DIR is a run directory (docs/run-directory.md) or, with --from-hub, a Hub repository holding one.
 """
@@ -20,6 +21,7 @@ from watercolour_shared.run_dir import RECORDS, RunReader
 from watercolour_studio.checks.report import format_checks, passed
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
 from watercolour_studio.eval.command import add_eval_command
+from watercolour_studio.eval.curve_command import add_curve_command
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 from watercolour_studio.pool.commands import add_pool_commands
 
@@ -30,6 +32,7 @@ def add_commands(commands) -> None:
     gallery.add_argument("--host", default="127.0.0.1")
     gallery.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     gallery.add_argument("--pool", type=Path, help="the reference pool the run used, to show the references' images")
+    gallery.add_argument("--newest", action="store_true", help="RUN_DIR holds runs: show the newest, found anew on each request")
     gallery.set_defaults(run=_gallery)
     check = commands.add_parser("check-run", help="the seven post-run checks, each with its evidence")
     _run_arguments(check)
@@ -37,6 +40,7 @@ def add_commands(commands) -> None:
     check.set_defaults(run=_check_run)
     add_pool_commands(commands)
     add_eval_command(commands)
+    add_curve_command(commands)
 
 
 def _run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +73,7 @@ def _open_run(args: argparse.Namespace) -> tuple[RunReader, CheckOptions] | None
 def _gallery(args: argparse.Namespace) -> int:
     from watercolour_shared.reference_pool import ReferencePool
     from watercolour_studio.gallery.app import gallery_app
+    from watercolour_studio.gallery.newest import newest_gallery
     from watercolour_studio.serve import serve
 
     opened = _open_run(args)
@@ -76,6 +81,9 @@ def _gallery(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     run, options = opened
     pool = ReferencePool.from_folder(args.pool) if args.pool else None
+    if args.newest:
+        app = newest_gallery(run.root, lambda newest: gallery_app(newest, options, pool))
+        return serve(app, args.host, args.port, f"gallery of the newest run in {run.root}")
     return serve(gallery_app(run, options, pool), args.host, args.port, f"gallery of {run.root}")
 
 

@@ -68,7 +68,8 @@ def test_the_plan_keeps_what_the_trainer_wrote(tmp_path):
     RunWriter(tmp_path).write_plan(json.loads((BEFORE / "run.json").read_text()))
     written, before = json.loads((tmp_path / "run.json").read_text()), json.loads((BEFORE / "run.json").read_text())
     assert {key: written[key] for key in before} == before
-    assert written.keys() - before.keys() == {"subjects", "judge", "sampling"} and written["subjects"] == [before["subject"]]
+    assert written.keys() - before.keys() == {"subjects", "judge", "sampling", "eval_steps"}
+    assert written["subjects"] == [before["subject"]] and written["eval_steps"] is None  # nor a held-out curve
     assert written["judge"] is None  # written before runs recorded the judge that trained them
     assert written["sampling"] is None  # nor how they sampled: read back, it is the defaults, and says so
     assert RunReader(tmp_path).plan().sampled() == (Sampling(), "run.json records no sampling: the defaults")

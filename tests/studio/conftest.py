@@ -62,6 +62,16 @@ def film_copy(film, tmp_path) -> Path:
     return Path(shutil.copytree(film, tmp_path / "run"))
 
 
+@pytest.fixture(scope="session")
+def tiny_policy(tmp_path_factory) -> Path:
+    """A random policy: what it writes never passes the gate, so every painting of it fails."""
+    from tests.trainer.conftest import corpus  # torch and transformers, only for the tests that paint with a model
+    from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
+
+    tokenizer = build_tokenizer(corpus())
+    return save_policy(build_policy(tokenizer, SIZES["tiny"]), tokenizer, tmp_path_factory.mktemp("tiny"))
+
+
 def chat(content: str) -> dict:
     """A chat-completions answer, as any OpenAI-compatible endpoint sends it."""
     return {"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}

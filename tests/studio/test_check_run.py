@@ -54,7 +54,7 @@ def test_a_finished_run_passes_every_check(film_copy):
     code, checks = check_run(film_copy)
     assert code == 0
     assert [c["status"] for c in checks.values()] == ["pass", "pass", "pass", "pass", "pass", "skip", "skip"]
-    assert checks["held-out curve"]["line"].startswith("no held-out curve (curve/curve.json): no command draws one yet")
+    assert checks["held-out curve"]["line"].startswith(f"no held-out curve (curve/curve.json): `watercolour curve {film_copy} ")
     metrics = RunReader(film_copy).metrics()
     slope = np.polyfit([row.step for row in metrics], [row.reward_mean for row in metrics], 1)[0]
     assert f"slope {slope:+.4f} per step" in checks["reward trends up"]["line"]
@@ -301,7 +301,8 @@ def test_a_run_without_a_curve_is_skipped_with_the_reason(tmp_path):
     check = held_out_curve(run, run.metrics(), [])
     assert check.status == "skip"
     assert check.line == (
-        "no held-out curve (curve/curve.json): no command draws one yet; run_dir.curve.append_point records an eval"
+        f"no held-out curve (curve/curve.json): `watercolour curve {run.root} --env-url URL` draws one, "
+        "each saved checkpoint against the starting policy"
     )
     write_curve(run.root, {500: PEAKED[500]})
     check = held_out_curve(run, run.metrics(), [])

@@ -12,8 +12,6 @@ import pytest
 from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import PAINTINGS, chat, fenced, watercolour
 from tests.studio.conftest import SUBJECT as FILM_SUBJECT
-from tests.trainer.conftest import corpus
-from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.judge.offline import wash_quality
 from watercolour_shared.reward import DEFAULT_MIX, preset
 from watercolour_shared.run_dir import RunWriter
@@ -23,13 +21,6 @@ from watercolour_shared.subjects import DEFAULT_SUBJECT
 SUBJECTS = ["a blue iris", "a pear and its shadow", "a lighthouse on a cliff"]
 SAMPLES = 2
 UNAVAILABLE = (503, {"error": "overloaded"}, 0)
-
-
-@pytest.fixture(scope="module")
-def tiny_policy(tmp_path_factory) -> Path:
-    """A random policy: what it writes never passes the gate, so every painting of it fails."""
-    tokenizer = build_tokenizer(corpus())
-    return save_policy(build_policy(tokenizer, SIZES["tiny"]), tokenizer, tmp_path_factory.mktemp("tiny"))
 
 
 @pytest.fixture

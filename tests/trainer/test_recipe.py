@@ -267,3 +267,9 @@ def test_a_subject_longer_than_the_wire_takes_is_refused_when_the_config_is_pars
     listed.write_text(f"a fern\n{long}\n")
     with pytest.raises(SubjectsError, match=f"over {MAX_SUBJECT_CHARS} characters"):
         load_subjects(listed)
+
+
+def test_trls_reward_weights_are_refused_since_the_mix_weighs_the_terms(capsys):
+    with pytest.raises(SystemExit):
+        config.parse([*ENV, "--model_name_or_path", "m", "--reward_weights", "1"])
+    assert "--reward_weights is not read here: --weights or --mix weigh the reward's terms" in capsys.readouterr().err

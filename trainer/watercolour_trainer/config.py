@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 from trl import GRPOConfig, TrlParser
 
+from watercolour_shared.judge.factory import JUDGES
 from watercolour_shared.render_wire import MAX_GROUP
 from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
-from watercolour_shared.subjects import DEFAULT_SUBJECT, too_long
+from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, load_subjects, too_long
 from watercolour_trainer import legacy_flags
 from watercolour_trainer.recipe_file import RecipeError, recipe_values
 
@@ -96,6 +98,17 @@ class WatercolourGRPOConfig(GRPOConfig):
     step_seconds: float | None = field(
         default=None, metadata={"help": "Expected seconds per step (default: the measured H200 pace, scaled)."}
     )
+    # --- The held-out curve as the run goes (held_out_curve.py); each unset option is `watercolour curve`'s own. ---
+    eval_judge: str | None = field(
+        default=None,
+        metadata={"help": "The judge of --eval_steps' evaluations (default: watercolour eval's).", "choices": JUDGES},
+    )
+    eval_subjects: str | None = field(
+        default=None, metadata={"help": "Their held-out subjects, one per line (default: watercolour eval's set)."}
+    )
+    eval_samples: int | None = field(
+        default=None, metadata={"help": "Their paintings per subject and policy (default: watercolour eval's)."}
+    )
     # --- TRL's fields whose default differs here. ---
     output_dir: str | None = field(
         default=None, metadata={"help": "The run directory (default: runs/RUN_NAME); checkpoints go to its checkpoints/."}
@@ -118,6 +131,15 @@ class WatercolourGRPOConfig(GRPOConfig):
         default=None,
         metadata={"help": f"A checkpoint to continue from, or `{LAST_CHECKPOINT}`: the last one in the run directory."},
     )
+    # --- TRL's field with this project's meaning: TRL's own evaluation loop has no dataset here and stays off. ---
+    eval_steps: float | None = field(
+        default=None,
+        metadata={
+            "help": "Every N optimisation steps (and at the last), evaluate the checkpoint just saved onto the run's "
+            "held-out curve (curve/curve.json), with `watercolour curve` in a low-priority process beside training; "
+            "a multiple of --save_steps. Default: off (evaluating a policy beside a GPU run needs its own device)."
+        },
+    )
 
     def __post_init__(self):
         if not self.env_url:
@@ -126,6 +148,8 @@ class WatercolourGRPOConfig(GRPOConfig):
             raise ValueError("--model_name_or_path is required: a Hub model id or a local folder")
         if self.push_to_hub and not self.hub_model_id:
             raise ValueError("--push_to_hub needs --hub_model_id USER/REPO")
+        if self.reward_weights is not None:  # one home for weights: TRL's would weigh our functions a second time
+            raise ValueError("--reward_weights is not read here: --weights or --mix weigh the reward's terms")
         if isinstance(self.lora_target_modules, str):  # a recipe may write one name without a list
             self.lora_target_modules = [self.lora_target_modules]
         if self.use_peft and not self.lora_target_modules:
@@ -135,6 +159,7 @@ class WatercolourGRPOConfig(GRPOConfig):
         self.mix_weights()  # a malformed --weights is refused here, not at the first step
         if long := too_long(self.subjects):  # the wire refuses them: every group of one would be dropped, step after step
             raise ValueError(f"--subjects: {long}")
+        self._check_held_out_curve()
         if (self.num_generations or 0) > MAX_GROUP:  # a group is one /evaluate call: found here, not as the first step's 422
             raise ValueError(
                 f"--num_generations {self.num_generations}: the environment scores at most {MAX_GROUP} replies a group"
@@ -151,6 +176,33 @@ class WatercolourGRPOConfig(GRPOConfig):
             self.generation_kwargs = {**(self.generation_kwargs or {}), "min_new_tokens": self.min_completion_length}
         self.chat_template_kwargs = {"enable_thinking": False, **(self.chat_template_kwargs or {})}
         super().__post_init__()
+
+    def _check_held_out_curve(self) -> None:
+        """--eval_steps evaluates saved checkpoints: it must fall on a save, and what every evaluation needs is
+        checked once here rather than failing at each checkpoint."""
+        if IntervalStrategy(self.eval_strategy) != IntervalStrategy.NO:
+            raise ValueError(
+                f"--eval_strategy {self.eval_strategy}: TRL's own evaluation loop has no evaluation dataset in this "
+                "trainer; --eval_steps N alone evaluates saved checkpoints on held-out subjects"
+            )
+        if not self.eval_steps:  # TRL's "unset" is None or 0: off
+            self.eval_steps = None
+            return
+        if self.eval_steps < 1 or self.eval_steps != int(self.eval_steps):
+            raise ValueError(f"--eval_steps {self.eval_steps}: a whole number of steps (a ratio of the run is not taken here)")
+        self.eval_steps = int(self.eval_steps)
+        saves = self.save_steps if SaveStrategy(self.save_strategy) == SaveStrategy.STEPS else None
+        if not saves or saves < 1 or saves != int(saves) or self.eval_steps % int(saves):
+            raise ValueError(
+                f"--eval_steps {self.eval_steps} does not fall on a saved checkpoint: it must be a multiple of "
+                f"--save_steps (now {self.save_steps}, --save_strategy {self.save_strategy})"
+            )
+        if self.eval_samples is not None and self.eval_samples < 1:
+            raise ValueError(f"--eval_samples {self.eval_samples}: at least 1")
+        try:  # the curve command refuses a set that is not held out from the run's subjects, at every checkpoint
+            load_subjects(Path(self.eval_subjects or EVAL_SUBJECTS_FILE)).held_out_from(self.subjects)
+        except SubjectsError as error:
+            raise ValueError(f"--eval_subjects: {error}") from None
 
     def mix_weights(self) -> MixWeights:
         """The weights every episode of the run asks the environment for."""

@@ -65,6 +65,7 @@ def build_plan(config: WatercolourGRPOConfig, run_dir: Path, replicas: list[str]
         "push_to": config.hub_model_id if config.push_to_hub else None,
         "judge": next((r.judge for r in readiness.values() if r.judge), None),
         "sampling": Sampling.of_config(config).model_dump(),
+        "eval_steps": config.eval_steps,
         "env_urls": config.env_url,
         "replicas": replicas,
         "terms": {url: {"configured": r.terms_configured, "reachable": r.terms_reachable} for url, r in readiness.items()},

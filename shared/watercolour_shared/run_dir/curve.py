@@ -3,20 +3,22 @@
 
 A point is one `watercolour eval` of a checkpoint (B) against the run's starting policy (A): its step, the
 checkpoint, and eval.json's head-to-head (B's win rate with its interval). Every point of a curve is measured
-the same way (the same starting policy, subject set, samples, seed and judge, held once in the curve), so its
+the same way (the same starting policy, subject set, samples, seed, pairs and judge, held once in the curve), so its
 points can be compared; a point measured otherwise is refused. One writer (`append_point`, which adds one
-evaluation as a point; a point of a step already there replaces it) and one reader (`read_curve`): the
-evaluation over checkpoints writes it, `check-run`'s "held-out curve" reads it.
+evaluation as a point; a point of a step already there replaces it) and one reader (`read_curve`): `watercolour
+curve` writes it, `check-run`'s "held-out curve" and the gallery read it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, Field, field_validator
 
-from watercolour_shared.run_dir.evaluation import Evaluation, HeadToHead, SubjectSetInfo
+from watercolour_shared.run_dir.evaluation import DEFAULT_PAIRS, Evaluation, HeadToHead, Pairs, SubjectSetInfo
 from watercolour_shared.run_dir.layout import CURVE, CURVE_DIR
 
 CURVE_VERSION = 1
@@ -46,6 +48,7 @@ class Curve(BaseModel):
     samples: int
     seed: int
     judge: str
+    pairs: Pairs = Field(DEFAULT_PAIRS, description="which paintings each point compared (eval.json's); before it: matched")
     points: list[CurvePoint] = Field(description="one per step, in step order")
 
     @field_validator("points")
@@ -64,7 +67,7 @@ def append_point(run_dir: Path, evaluation: Evaluation, step: int, checkpoint: s
     """Add one evaluation of a checkpoint against the starting policy to the run's curve, written whole.
 
     The first point fixes what the curve measures against; a later evaluation that differs (another starting
-    policy, subject set, sample count, seed or judge) raises ValueError. A step already on the curve is replaced.
+    policy, subject set, sample count, seed, judge or pairs) raises ValueError. A step already on the curve is replaced.
     """
     measured = {
         "baseline": evaluation.policies["A"].source,
@@ -72,24 +75,52 @@ def append_point(run_dir: Path, evaluation: Evaluation, step: int, checkpoint: s
         "samples": evaluation.samples,
         "seed": evaluation.seed,
         "judge": evaluation.judge,
+        "pairs": evaluation.pairs,
     }
-    curve = read_curve(run_dir) or Curve(**measured, points=[])
-    differs = [name for name, value in measured.items() if getattr(curve, name) != value]
+    with _locked(run_dir):
+        curve = read_curve(run_dir)
+        refuse_unlike(curve, **measured)
+        curve = curve or Curve(**measured, points=[])
+        point = _point(evaluation, step, checkpoint, eval_folder, run_dir)
+        points = sorted([p for p in curve.points if p.step != step] + [point], key=lambda p: p.step)
+        curve = curve.model_copy(update={"points": points})
+        from watercolour_shared.run_dir.writer import atomic_write
+
+        atomic_write(curve_path(run_dir), json.dumps(curve.model_dump(mode="json"), indent=1).encode())
+    return curve
+
+
+def refuse_unlike(
+    curve: Curve | None, *, baseline: str, subjects: SubjectSetInfo, samples: int, seed: int, judge: str, pairs: Pairs
+) -> None:
+    """ValueError, naming what differs, when the run has a curve and it is not measured this way (so a command can
+    refuse before it spends an evaluation on a point the curve would not take). Pairs too: all pairs narrow the
+    interval, so a curve of both would draw points of unlike certainty as alike."""
+    measured = {"baseline": baseline, "subjects": subjects, "samples": samples, "seed": seed, "judge": judge, "pairs": pairs}
+    differs = [name for name, value in measured.items() if curve is not None and getattr(curve, name) != value]
     if differs:
         raise ValueError(f"this evaluation is not measured as the curve is ({', '.join(differs)} differ): start a new curve")
-    point = CurvePoint(
+
+
+def _point(evaluation: Evaluation, step: int, checkpoint: str, eval_folder: Path | None, run_dir: Path) -> CurvePoint:
+    return CurvePoint(
         step=step,
         checkpoint=checkpoint,
         created=evaluation.created,
         head_to_head=evaluation.head_to_head,
         eval=_relative(eval_folder, run_dir) if eval_folder else None,
     )
-    points = sorted([p for p in curve.points if p.step != step] + [point], key=lambda p: p.step)
-    curve = curve.model_copy(update={"points": points})
-    from watercolour_shared.run_dir.writer import atomic_write
 
-    atomic_write(curve_path(run_dir), json.dumps(curve.model_dump(mode="json"), indent=1).encode())
-    return curve
+
+@contextmanager
+def _locked(run_dir: Path):
+    """One writer at a time: two evaluations of a run that end together (the trainer's, one run by hand) would each
+    write the curve they read, without the other's point."""
+    lock = curve_path(run_dir).with_name(".curve.lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
 
 
 def _relative(folder: Path, run_dir: Path) -> str:

@@ -35,6 +35,7 @@ def rollouts_repo(push_to: str) -> str:
 
 
 STEP_DIR = re.compile(r"step-(\d+)")
+CHECKPOINT_DIR = re.compile(r"checkpoint-(\d+)")  # a checkpoint the trainer saved in checkpoints/, at step N
 ROLLOUT_JSON = re.compile(r"rollout-(\d+)\.json")
 FILM_FILE = re.compile(r"rollout-\d+\.(png|js)")
 

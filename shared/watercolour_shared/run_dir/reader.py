@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from watercolour_shared.run_dir.layout import (
     ADAPTER,
+    CHECKPOINT_DIR,
     FILM_FILE,
     MODEL,
     PLAN,
@@ -83,6 +84,12 @@ class RunReader(RunLayout):
         """A painting or its code; None for any other name, so no request can leave the film."""
         path = self.step_dir(step) / name
         return path if FILM_FILE.fullmatch(name) and path.is_file() else None
+
+    def saved_checkpoints(self) -> dict[int, Path]:
+        """The checkpoints the trainer saved (checkpoints/checkpoint-N), by step, in step order."""
+        entries = self.checkpoints.iterdir() if self.checkpoints.is_dir() else ()
+        names = (CHECKPOINT_DIR.fullmatch(entry.name) for entry in entries)
+        return dict(sorted((int(match.group(1)), self.checkpoints / match.group(0)) for match in names if match))
 
     def saved_weights(self) -> SavedWeights | None:
         """What the run saved: an adapter or a whole model, in either folder (early runs saved a whole model in adapter/)."""

@@ -7,10 +7,12 @@ win rate against the starting policy, on a held-out set.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import ValidationError
 
 from watercolour_shared.run_dir import FilmRollout, RunReader, StepMetrics
-from watercolour_shared.run_dir.curve import CurvePoint, curve_path, read_curve
+from watercolour_shared.run_dir.curve import Curve, CurvePoint, curve_path, read_curve
 from watercolour_studio.checks.film_checks import subject_means
 from watercolour_studio.checks.report import Check
 from watercolour_studio.checks.trend import Trend, linear_trend
@@ -41,30 +43,27 @@ def held_out_curve(run: RunReader, metrics: list[StepMetrics], rollouts: list[Fi
         return Check(HELD_OUT, "fail", f"{curve_path(run.root)} does not fit the curve's record: {str(error)[:300]}")
     if curve is None:
         where = curve_path(run.root).relative_to(run.root)
-        line = f"no held-out curve ({where}): no command draws one yet; run_dir.curve.append_point records an eval"
-        return Check(HELD_OUT, "skip", line)
-    points = [p for p in curve.points if _measured(p)]
-    evidence = [_describe(point) for point in curve.points]
+        return Check(HELD_OUT, "skip", f"no held-out curve ({where}): {how_to_draw(run.root)}")
+    points = [p for p in curve.points if measured(p)]
+    evidence = [describe_point(point) for point in curve.points]
     if len(points) < 2:
         line = f"{len(points)} checkpoint(s) with a held-out win rate: at least 2 are needed to see the curve move"
         return Check(HELD_OUT, "skip", line, evidence)
-    first, last = points[0], points[-1]
-    best = max(points, key=lambda p: p.head_to_head.win_rate.mean)  # the earliest of equals
+    first, last, best = points[0], points[-1], best_point(points)
     first_rate, last_rate, best_rate = (p.head_to_head.win_rate for p in (first, last, best))
     stalled = last_rate.low <= first_rate.mean
     fell = last_rate.high < best_rate.mean
     trend = reward_trend(metrics, rollouts, first.step, last.step)
     rose = trend is not None and trend.low > 0
-    named = f"best checkpoint: {best.checkpoint} (step {best.step}, win rate {_rate(best)})"
-    held = f"against {curve.baseline}, {curve.subjects.count} held-out subjects x {curve.samples}, judge {curve.judge}"
-    evidence = [held, *evidence, _describe_trend(trend, first.step, last.step)]
+    named = name_best(best)
+    evidence = [measured_against(curve), *evidence, _describe_trend(trend, first.step, last.step)]
     if fell:
-        moved = f"the held-out win rate fell (last {last.checkpoint} at {_rate(last)}, under the best)"
+        moved = f"the held-out win rate fell (last {last.checkpoint} at {rate_text(last)}, under the best)"
     elif stalled:
         first_said = f"{first_rate.mean:.0%}"
-        moved = f"the held-out win rate stalled (last {last.checkpoint} at {_rate(last)}, not above the first's {first_said})"
+        moved = f"the held-out win rate stalled (last {last.checkpoint} at {rate_text(last)}, not above the first's {first_said})"
     else:
-        return Check(HELD_OUT, "pass", f"the held-out win rate rose to {_rate(last)} at step {last.step}; {named}", evidence)
+        return Check(HELD_OUT, "pass", f"the held-out win rate rose to {rate_text(last)} at step {last.step}; {named}", evidence)
     if rose:
         return Check(HELD_OUT, "fail", f"the training reward rose while {moved}: reward hacking; {named}", evidence)
     return Check(HELD_OUT, "warn", f"{moved}; the reward did not rise over those steps either; {named}", evidence)
@@ -80,22 +79,42 @@ def reward_trend(metrics: list[StepMetrics], rollouts: list[FilmRollout], start:
     return trend
 
 
-def _measured(point: CurvePoint) -> bool:
+def how_to_draw(run_dir: Path) -> str:
+    """What draws a run's curve, said where a run has none: check 7's line and the gallery's Curves view."""
+    return f"`watercolour curve {run_dir} --env-url URL` draws one, each saved checkpoint against the starting policy"
+
+
+def measured_against(curve: Curve) -> str:
+    held = f"{curve.subjects.count} held-out subjects x {curve.samples} ({curve.pairs} pairs)"
+    return f"against {curve.baseline}, {held}, judge {curve.judge}"
+
+
+def measured(point: CurvePoint) -> bool:
+    """Whether the point has a win rate with its interval (an evaluation whose every comparison was left out has none)."""
     rate = point.head_to_head.win_rate
     return None not in (rate.mean, rate.low, rate.high)
 
 
-def _rate(point: CurvePoint) -> str:
+def best_point(points: list[CurvePoint]) -> CurvePoint | None:
+    """The checkpoint with the highest held-out win rate, the earliest of equals; None when no point has one."""
+    return max(filter(measured, points), key=lambda p: p.head_to_head.win_rate.mean, default=None)
+
+
+def name_best(point: CurvePoint) -> str:
+    return f"best checkpoint: {point.checkpoint} (step {point.step}, win rate {rate_text(point)})"
+
+
+def rate_text(point: CurvePoint) -> str:
     rate = point.head_to_head.win_rate
     return f"{rate.mean:.0%} [{rate.low:.0%}, {rate.high:.0%}]"
 
 
-def _describe(point: CurvePoint) -> str:
+def describe_point(point: CurvePoint) -> str:
     match = point.head_to_head
-    if not _measured(point):
+    if not measured(point):
         return f"step {point.step} {point.checkpoint}: no comparison scored ({match.left_out} left out)"
     counts = f"{match.wins} won, {match.losses} lost, {match.ties} tied"
-    return f"step {point.step} {point.checkpoint}: win rate {_rate(point)} ({counts})"
+    return f"step {point.step} {point.checkpoint}: win rate {rate_text(point)} ({counts})"
 
 
 def _describe_trend(trend: Trend | None, start: int, end: int) -> str:

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from watercolour_shared.run_dir.evaluation import EVAL_DIR
+from watercolour_shared.run_dir.evaluation import DEFAULT_PAIRS, EVAL_DIR, PAIRS
 from watercolour_shared.run_dir.layout import PLAN
 from watercolour_shared.sampling import add_sampling_arguments, flags_of
 from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, SubjectSet, load_subjects
@@ -24,19 +24,45 @@ def add_eval_command(commands) -> None:
     parser.add_argument("--a", required=True, help=f"the starting point: {POLICY_HELP}")
     parser.add_argument("--b", required=True, help=f"the policy measured against A: {POLICY_HELP}")
     parser.add_argument("--base-model", help="the base model of an adapter, when its adapter_config.json does not say")
-    parser.add_argument("--env-url", required=True, help="the running environment that gates, renders and scores")
-    parser.add_argument("--subjects", type=Path, help=f"held-out subjects, one per line (default {EVAL_SUBJECTS_FILE.name})")
     parser.add_argument("--trained-on", action="append", default=[], help="a subject the policies trained on (repeat)")
-    parser.add_argument("--samples", type=int, default=4, help="paintings per subject and policy")
-    parser.add_argument("--seed", type=int, default=0, help="sample k of subject i is seeded SEED + 1000 i + k")
     parser.add_argument(
         "--out", type=Path, help="the eval folder (eval.json, index.html, the paintings); default: B's run's eval/"
     )
     parser.add_argument("--expect-better", action="store_true", help="exit 1 unless B's win rate interval clears 50%%")
-    add_sampling_arguments(parser, "as the run sampled (a run directory's run.json: B's, or A's)")
+    add_measure_arguments(parser, "as the run sampled (a run directory's run.json: B's, or A's)")
+    parser.set_defaults(run=_eval)
+
+
+def add_measure_arguments(parser: argparse.ArgumentParser, sampled_as: str) -> None:
+    """How a head-to-head is measured, for `eval` and for `curve`, which runs one per checkpoint: the environment,
+    the held-out subjects, samples and seed, the sampling, the pairs and the judge."""
+    parser.add_argument("--env-url", required=True, help="the running environment that gates, renders and scores")
+    parser.add_argument("--subjects", type=Path, help=f"held-out subjects, one per line (default {EVAL_SUBJECTS_FILE.name})")
+    parser.add_argument("--samples", type=sample_count, default=4, help="paintings per subject and policy")
+    parser.add_argument("--seed", type=int, default=0, help="sample k of subject i is seeded SEED + 1000 i + k")
+    add_sampling_arguments(parser, sampled_as)
+    parser.add_argument(
+        "--pairs",
+        choices=PAIRS,
+        default=DEFAULT_PAIRS,
+        help="which paintings of a subject the judge compares: matched (A's sample k against B's sample k) or all (every "
+        "A painting against every B painting: a narrower interval from the same paintings, at SAMPLES times the judge "
+        "calls, which cost money on the HF router)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_judge_arguments(parser)
-    parser.set_defaults(run=_eval)
+
+
+def held_out_subjects(chosen: Path | None, trained_on: list[str]) -> SubjectSet:
+    """The subjects asked for (`--subjects`, else the held-out set), refused when the policies trained on one, or on
+    the default subject."""
+    return load_subjects(chosen or EVAL_SUBJECTS_FILE).held_out_from([DEFAULT_SUBJECT, *trained_on])
+
+
+def sample_count(text: str) -> int:
+    if int(text) < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return int(text)
 
 
 def _film_subjects(films: list[FilmPolicy], chosen: Path | None) -> SubjectSet:
@@ -61,8 +87,6 @@ def _eval(args: argparse.Namespace) -> int:
     token = os.environ.get("HF_TOKEN")
     specs = {"A": args.a, "B": args.b}
     try:
-        if args.samples < 1:
-            raise SubjectsError("--samples must be at least 1")
         args.out = args.out or _run_eval_folder(args.b)
         samplings, notes = policy_samplings(specs, flags_of(args))
         for note in notes:
@@ -72,10 +96,11 @@ def _eval(args: argparse.Namespace) -> int:
         if films:
             subjects = _film_subjects(films, args.subjects)
         else:
-            trained = [DEFAULT_SUBJECT, *args.trained_on, *(s for p in policies.values() for s in p.trained_on)]
-            subjects = load_subjects(args.subjects or EVAL_SUBJECTS_FILE).held_out_from(trained)
+            subjects = held_out_subjects(args.subjects, [*args.trained_on, *(s for p in policies.values() for s in p.trained_on)])
         judge = judge_from(args)
-        plan = EvalPlan(policies, subjects, args.samples, args.seed, args.env_url, judge, args.out, token, not args.quiet)
+        plan = EvalPlan(
+            policies, subjects, args.samples, args.seed, args.env_url, judge, args.out, token, not args.quiet, pairs=args.pairs
+        )
         plan.held_out = not films
         evaluation = run(plan)
     except (SubjectsError, PolicyError, EvalError) as error:
@@ -85,7 +110,8 @@ def _eval(args: argparse.Namespace) -> int:
     rate = match.win_rate
     interval = f"[{rate.low:.0%}, {rate.high:.0%}]" if rate.low is not None else "[no interval]"
     shown = f"{rate.mean:.0%} {interval}" if rate.mean is not None else "none (nothing compared)"
-    print(f"B against A: win rate {shown}, {match.wins} won, {match.losses} lost, {match.ties} tied, {match.left_out} left out")
+    counts = f"{match.wins} won, {match.losses} lost, {match.ties} tied, {match.left_out} left out"
+    print(f"B against A ({evaluation.pairs} pairs): win rate {shown}, {counts}")
     for label, summary in evaluation.policies.items():
         print(f"{label}: {summary.paintings} paintings scored, {summary.unavailable} left out (no answer, never scored)")
     if evaluation.diversity_ratio is not None:

@@ -122,10 +122,10 @@ class LocalPolicy:
         self._loaded = None
 
     @classmethod
-    def from_path(cls, path: Path, sampling: Sampling, base_model: str | None) -> LocalPolicy:
+    def from_path(cls, path: Path, sampling: Sampling, base_model: str | None, plan: RunPlan | None = None) -> LocalPolicy:
+        """`plan`: the run that trained these weights, when `path` is inside it (a checkpoint) rather than the run."""
         if not path.is_dir():
             raise PolicyError(f"{path}: no such model, adapter or run directory")
-        plan = None
         if (path / PLAN).exists():  # a run directory: the weights it saved, what trained them and on what
             plan = RunReader(path).plan()
             saved = RunReader(path).saved_weights()
@@ -147,7 +147,9 @@ class LocalPolicy:
         try:
             await asyncio.to_thread(self._load)
         except ImportError as error:
-            raise PolicyError(f"{self.source}: local policies need studio's `local` extra, pip install 'watercolour-studio[local]' ({error})") from None
+            raise PolicyError(
+                f"{self.source}: local policies need studio's `local` extra, pip install 'watercolour-studio[local]' ({error})"
+            ) from None
         except (OSError, ValueError) as error:
             raise PolicyError(f"{self.source}: cannot load: {str(error).splitlines()[0]}") from None
 

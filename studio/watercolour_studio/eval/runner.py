@@ -1,6 +1,6 @@
 """One evaluation, start to end: both policies paint every held-out subject, the environment gates,
-renders and scores each painting, the judge compares A's and B's in both orders, and eval.json and its
-page are written into the eval folder."""
+renders and scores each painting, the judge compares A's and B's in both orders (matched or all pairs of a
+subject's paintings), and eval.json and its page are written into the eval folder."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from tqdm import tqdm
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.judge.pairwise import Judge
 from watercolour_shared.redis_cache import RedisCache
-from watercolour_shared.run_dir.evaluation import Evaluation, SubjectRow, SubjectSetInfo, write_evaluation
+from watercolour_shared.run_dir.evaluation import DEFAULT_PAIRS, Evaluation, Pairs, SubjectRow, SubjectSetInfo, write_evaluation
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 from watercolour_shared.subjects import SubjectSet
 from watercolour_studio.eval.diversity import COLLAPSE_SHARE, distinct_share, spread
-from watercolour_studio.eval.head_to_head import HeadToHead
+from watercolour_studio.eval.head_to_head import HeadToHead, pairings
 from watercolour_studio.eval.page import write_page
 from watercolour_studio.eval.policies import Policy, PolicyError
 from watercolour_studio.eval.schedule import paint_all
@@ -45,6 +45,7 @@ class EvalPlan:
     token: str | None = None
     show_progress: bool = True
     held_out: bool = True  # False when a policy is a run's own paintings: their subjects are the ones it trained on
+    pairs: Pairs = DEFAULT_PAIRS
 
 
 async def evaluate(plan: EvalPlan) -> Evaluation:
@@ -61,7 +62,7 @@ async def evaluate(plan: EvalPlan) -> Evaluation:
     rows = []
     for index, subject in enumerate(tqdm(plan.subjects.subjects, desc="judging", disable=not plan.show_progress)):
         a, b = paintings["A"][index], paintings["B"][index]
-        matches = [await judge.match(pa, pb) for pa, pb in zip(a, b, strict=True)]
+        matches = [await judge.match(pa, pb) for pa, pb in pairings(a, b, plan.pairs)]
         rows.append(_row(subject, a, b, matches, plan.out))
     seconds["judge and diversity"] = round(time.perf_counter() - started, 1)
     await cache.close()
@@ -117,9 +118,10 @@ def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
         warnings.append(f"{matches.left_out} comparisons left out: something gave no answer (not counted as losses)")
     return Evaluation(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        subjects=SubjectSetInfo(name=plan.subjects.name, sha256=plan.subjects.sha256, count=len(plan.subjects.subjects)),
+        subjects=subject_info(plan.subjects),
         samples=plan.samples,
         seed=plan.seed,
+        pairs=plan.pairs,
         judge=plan.judge.name,
         training_judge=training_judge,
         same_judge=same_judge,
@@ -129,6 +131,11 @@ def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
         warnings=warnings,
         rows=rows,
     )
+
+
+def subject_info(subjects: SubjectSet) -> SubjectSetInfo:
+    """How eval.json names a subject set."""
+    return SubjectSetInfo(name=subjects.name, sha256=subjects.sha256, count=len(subjects.subjects))
 
 
 def run(plan: EvalPlan) -> Evaluation:

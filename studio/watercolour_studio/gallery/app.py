@@ -11,9 +11,12 @@ from fastapi.responses import FileResponse, PlainTextResponse
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.reward import MIX_TERMS
 from watercolour_shared.run_dir import LOW_REWARD, FilmRollout, RunReader, by_group, mean_reward
+from watercolour_shared.run_dir.evaluation import EVAL_DIR
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
+from watercolour_studio.eval.page import PAGE as EVAL_PAGE
 from watercolour_studio.gallery.cards import BANDS, card, matches, median
 from watercolour_studio.gallery.code import highlighted, stylesheet
+from watercolour_studio.gallery.held_out import held_out_view
 from watercolour_studio.gallery.references import faced
 from watercolour_studio.static_files import mount_static
 
@@ -23,6 +26,7 @@ PAGE_LIMIT = 200
 def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None = None) -> FastAPI:
     app = FastAPI(title="watercolour gallery", docs_url=None, redoc_url=None)
     references = {entry.id: entry.image for entry in pool.entries} if pool else {}
+    evaluation = run.root / EVAL_DIR
     mount_static(app, "gallery.html")
 
     @app.get("/api/run")
@@ -36,6 +40,8 @@ def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None
             "terms": MIX_TERMS,
             "low_reward": LOW_REWARD,
             "bands": BANDS,
+            "held_out": held_out_view(run.root),
+            "evaluation": f"/{EVAL_DIR}/" if (evaluation / EVAL_PAGE).is_file() else None,
         }
 
     @app.get("/api/steps")
@@ -81,6 +87,14 @@ def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None
         if path is None:
             raise HTTPException(404, "not a file of the film")
         # Revalidated each time: a resumed run plays its later steps again under the same names.
+        return FileResponse(path, headers={"cache-control": "no-cache"})
+
+    @app.get(f"/{EVAL_DIR}/{{name:path}}")
+    def evaluation_file(name: str) -> FileResponse:
+        """The run's evaluation page and its paintings, whose paths are relative to the page (`watercolour eval`)."""
+        path = (evaluation / (name or EVAL_PAGE)).resolve()
+        if not path.is_file() or not path.is_relative_to(evaluation.resolve()):
+            raise HTTPException(404, "not a file of the run's evaluation")
         return FileResponse(path, headers={"cache-control": "no-cache"})
 
     @app.get("/pool/{reference}")

@@ -65,9 +65,36 @@ function drawBand(scale, band) {
   return svg("polygon", { points: [...upper, ...lower].join(" "), fill: band.colour, opacity: 0.18 });
 }
 
-// series: [{name, colour, points: [[step, value|null]]}]; band: {colour, points: [[step, low, high]]}.
-export function lineChart({ title, id, series, yMax, band }) {
-  const steps = series.flatMap((s) => s.points.map(([x]) => x));
+// An interval per point, as a bar from low to high: for points far apart, where a band would join them.
+function drawIntervals(scale, intervals) {
+  const group = svg("g", { class: "intervals" });
+  for (const [x, low, high] of intervals.points.filter(([, low]) => low !== null && low !== undefined)) {
+    const bar = svg("line", { x1: scale.x(x), x2: scale.x(x), y1: scale.y(low), y2: scale.y(high), stroke: intervals.colour,
+      "stroke-width": 7, "stroke-linecap": "round", opacity: 0.25 });
+    bar.append(svg("title", {}, `step ${x}: ${Math.round(low * 100)}% to ${Math.round(high * 100)}%`));
+    group.append(bar);
+  }
+  return group;
+}
+
+function drawRule(scale, rule) {
+  const y = scale.y(rule.value);
+  return svg("g", { class: "rule" },
+    svg("line", { x1: LEFT, x2: W - RIGHT, y1: y, y2: y, stroke: "currentColor", "stroke-dasharray": "5 4", opacity: 0.6 }),
+    svg("text", { x: W - RIGHT, y: y - 5, "text-anchor": "end", class: "tick" }, rule.label));
+}
+
+function drawMark(scale, mark) {
+  const ring = svg("circle", { class: "mark", cx: scale.x(mark.step), cy: scale.y(mark.value), r: 8, fill: "none", stroke: mark.colour, "stroke-width": 2 });
+  ring.append(svg("title", {}, mark.label));
+  return ring;
+}
+
+// series: [{name, colour, points: [[step, value|null]]}]; band, intervals: {colour, points: [[step, low, high]]};
+// domain: steps the x axis spans besides the series' own; rule: {value, label}, a dashed level; mark: {step, value,
+// colour, label}, a ring around one point.
+export function lineChart({ title, id, series, yMax, band, intervals, domain = [], rule, mark }) {
+  const steps = [...domain, ...series.flatMap((s) => s.points.map(([x]) => x))];
   const values = series.flatMap((s) => s.points.map(([, y]) => y)).filter((y) => y !== null && y !== undefined);
   const top = yMax ?? Math.max(1, ...values);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
@@ -75,7 +102,10 @@ export function lineChart({ title, id, series, yMax, band }) {
     const scale = scales(steps, top);
     chart.append(axes(scale, top));
     if (band) chart.append(drawBand(scale, band));
+    if (intervals) chart.append(drawIntervals(scale, intervals));
+    if (rule) chart.append(drawRule(scale, rule));
     chart.append(...series.map((s) => drawSeries(scale, s)));
+    if (mark) chart.append(drawMark(scale, mark));
   }
   const legend = el("div", { class: "legend" }, series.map((s) => el("span", {}, el("i", { style: `background:${s.colour}` }), s.name)));
   return el("figure", { class: "chart", id }, el("figcaption", {}, title), chart, legend);

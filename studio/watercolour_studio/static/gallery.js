@@ -111,12 +111,13 @@ async function checks() {
       check.evidence.length ? el("ul", {}, check.evidence.map((line) => el("li", {}, line))) : null)))];
 }
 
-const curves = () => (run.metrics.length ? [curveCharts(run.metrics, run.terms, run.low_reward)] : [empty("No step has finished yet: metrics.jsonl is empty.")]);
+const curves = () => (run.metrics.length ? [curveCharts(run.metrics, run.terms, run.low_reward, run.held_out)] : [empty("No step has finished yet: metrics.jsonl is empty.")]);
 const VIEWS = { curves, steps: stepsView, compare, evolution, checks };
 
 function header() {
   const plan = run.plan;
   document.getElementById("run-name").textContent = run.name;
+  document.getElementById("run-eval").hidden = !run.evaluation;
   const rollouts = steps.reduce((sum, s) => sum + s.rollouts, 0);
   const facts = [plan.model, plan.subject, `${steps.length} steps`, `${rollouts} rollouts`].filter(Boolean);
   document.getElementById("run-facts").textContent = facts.join(" · ");
