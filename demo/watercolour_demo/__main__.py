@@ -53,6 +53,12 @@ def parser() -> argparse.ArgumentParser:
     # Without it the tiny policy, pushed away from each broken sketch, soon writes nothing but broken sketches.
     p.add_argument("--beta", type=float, default=0.2, help="KL penalty that keeps GRPO near the warm start")
     p.add_argument("--scale-rewards", choices=("none", "group", "batch"), default="none", help="GRPO's advantage scaling")
+    p.add_argument(
+        "--multi-objective-aggregation",
+        choices=("sum_then_normalize", "normalize_then_sum"),
+        default=GrpoSettings.aggregation,
+        help="TRL's: the mixed reward's advantage, or each term normalised in its group before weighting (GDPO)",
+    )
     p.add_argument("--lora", action="store_true", help="train a LoRA on every linear layer instead of every weight")
     p.add_argument(
         "--eval-samples",
@@ -79,6 +85,14 @@ def _weights(text: str) -> str:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def trackio_run_name(given_run_dir: Path | None) -> str:
+    """The default folder is replaced by every run, so its runs are told apart by their start; a given --run-dir
+    is named by whoever gave it (the container's /runs/demo-<time> already holds the time)."""
+    if given_run_dir is None:
+        return f"{DEFAULT_RUN_DIR.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return given_run_dir.name
 
 
 def _interrupted(signum, frame):
@@ -116,11 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         temperature=args.temperature,
         weights=args.weights,
         scale_rewards=args.scale_rewards,
+        aggregation=args.multi_objective_aggregation,
         beta=args.beta,
         lora=args.lora,
         seed=args.seed,
         report_to=args.report_to,
-        run_name=f"{run_dir.name}-{time.strftime('%Y%m%d-%H%M%S')}",
+        run_name=trackio_run_name(args.run_dir),
     )
     started = time.monotonic()
     try:

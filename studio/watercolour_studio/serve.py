@@ -6,12 +6,12 @@ import socket
 import sys
 
 import uvicorn
-from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from watercolour_studio.exit_codes import EXIT_ERROR, EXIT_OK
 
 
-def serve(app: FastAPI, host: str, port: int, what: str) -> int:
+def serve(app: ASGIApp, host: str, port: int, what: str) -> int:
     """Listens first, so `--port 0` can print the port it got, and a client that connects at once waits in the backlog."""
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -3,12 +3,17 @@ the published ports and the `docker` command. Nothing here starts a process of t
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
+import tarfile
 from dataclasses import dataclass
+from pathlib import Path
 
 ENV_SERVICE = "env-cpu"
+# The gallery of the runs volume's newest run, and the port it serves in its container.
+GALLERY_SERVICE, GALLERY_PORT = "gallery", 8765
 
 
 def docker(*args: str, timeout_s: float = 600, check: bool = True) -> str:
@@ -38,7 +43,11 @@ class Container:
     @property
     def url(self) -> str:
         """The loopback address compose published for this replica's port 8000."""
-        host_port = self.inspect()["NetworkSettings"]["Ports"]["8000/tcp"][0]
+        return self.published(8000)
+
+    def published(self, port: int) -> str:
+        """The address compose published for the container's `port`."""
+        host_port = self.inspect()["NetworkSettings"]["Ports"][f"{port}/tcp"][0]
         return f"http://{host_port['HostIp']}:{host_port['HostPort']}"
 
 
@@ -57,12 +66,21 @@ def containers(service: str | None = None, every: bool = False) -> list[Containe
     return sorted(found, key=lambda c: (c.service, c.number))
 
 
+def runs_volume(into: Path) -> list[Path]:
+    """The runs volume's demo runs, copied out through the demo's own image (the files belong to its user)."""
+    command = ["docker", "compose", "run", "--rm", "--no-deps", "-T", "--entrypoint", "tar", "demo", "-C", "/runs", "-c", "."]
+    archive = subprocess.run(command, capture_output=True, check=True, timeout=300).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return sorted(into.glob("demo-*"))
+
+
 def network() -> str:
     return f"{os.environ['COMPOSE_PROJECT_NAME']}_default"
 
 
-# The serving part of the CPU profile, with two environment replicas sharing Redis.
-SERVING = ("--scale", f"{ENV_SERVICE}=2", "redis", "scorer-heuristic", ENV_SERVICE)
+# The serving part of the CPU profile, with two environment replicas sharing Redis, and the runs' gallery.
+SERVING = ("--scale", f"{ENV_SERVICE}=2", "redis", "scorer-heuristic", ENV_SERVICE, GALLERY_SERVICE)
 
 
 def up(timeout_s: float = 600) -> None:

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from tests.stack.compose import ENV_SERVICE, containers, docker, network
+from tests.stack.compose import ENV_SERVICE, GALLERY_SERVICE, containers, docker, network
 
 LISTEN_PORT = 9999
 # Counts the connections it accepts, one line each.
@@ -50,11 +50,11 @@ PLAIN_VISIT = (
 )
 
 
-def test_only_the_environment_is_published_and_only_on_loopback():
+def test_only_the_environment_and_the_gallery_are_published_and_only_on_loopback():
     for container in containers():
         ports = container.inspect()["NetworkSettings"]["Ports"] or {}
         bindings = [binding for published in ports.values() if published for binding in published]
-        if container.service == ENV_SERVICE:
+        if container.service in (ENV_SERVICE, GALLERY_SERVICE):
             assert bindings and {binding["HostIp"] for binding in bindings} == {"127.0.0.1"}, container
         else:
             assert bindings == [], f"{container.service} publishes {bindings}"
