@@ -87,10 +87,12 @@ serve: setup
 	$(VENV)/bin/watercolour serve
 
 # The recipe's training on Hugging Face Jobs (RECIPE=judge-led|hps-led|hps-only or a .yaml under trainer/;
-# MIX is its old name; DRY_RUN=1 prints the command only). The scorer Space is paused when the job ends.
+# DRY_RUN=1 prints the command only). The scorer Space is paused when the job ends. MIX= was RECIPE='s name: refused,
+# since left unread it would launch the default recipe.
 .PHONY: train-job
 train-job: setup
-	$(VENV)/bin/watercolour train-job $(if $(or $(RECIPE),$(MIX)),--recipe $(or $(RECIPE),$(MIX))) $(if $(DRY_RUN),--dry-run)
+	$(if $(MIX),$(error MIX was retired: use RECIPE=$(MIX)))
+	$(VENV)/bin/watercolour train-job $(if $(RECIPE),--recipe $(RECIPE)) $(if $(DRY_RUN),--dry-run)
 
 clean:
 	rm -rf $(VENV) $(SCORER_VENV) out services/env/assets/node_modules

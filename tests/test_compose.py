@@ -25,9 +25,10 @@ from tests.deploy import dockerfile
 from tests.deploy.launch_script import defaults as launch_defaults
 from tests.deploy.variables import setting_variables
 from watercolour_demo.stack import JUDGE_TIER_MIX, REFERENCES
-from watercolour_env.settings import EnvSettings, old_variables_set
+from watercolour_env.settings import EnvSettings
 from watercolour_scorer.settings import ScorerSettings
 from watercolour_shared.cli import parser as watercolour_parser
+from watercolour_shared.retired_names import VARIABLES as RETIRED_VARIABLES
 from watercolour_shared.reward import MixWeights
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,11 +60,11 @@ def serves(service: dict) -> type | None:
 
 
 def readers(service: dict) -> set[str]:
-    """The variables the code running in `service` reads."""
+    """The variables the code running in `service` reads (the environment reads the retired ones to refuse them)."""
     script = launch_script(service)
     if script:
         return set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", script.read_text()))
-    return set(setting_variables(serves(service)))
+    return set(setting_variables(serves(service))) | (set(RETIRED_VARIABLES) if serves(service) is EnvSettings else set())
 
 
 @cache
@@ -164,38 +165,23 @@ def test_servers_in_containers_listen_beyond_loopback():
     assert EnvSettings.model_fields["host"].default == "127.0.0.1"
 
 
-@pytest.mark.parametrize(
-    ("name", "old_name", "field", "value"),
-    [
-        ("WATERCOLOUR_HPS_WEIGHT", "WATERCOLOUR_QUALITY_WEIGHT", "hps_weight", "0.25"),
-        ("WATERCOLOUR_JUDGE_TIER_MIX", "WATERCOLOUR_JUDGE_MIX", "judge_tier_mix", '{"meh": 3}'),
-    ],
-)
-def test_a_renamed_setting_is_read_by_its_name_and_its_old_one(name, old_name, field, value, monkeypatch):
-    fields = setting_variables(EnvSettings)
-    assert fields[name] == fields[old_name] == field
-    for service_name, service in built_services().items():
+def test_a_retired_variable_in_env_reaches_the_environment_which_refuses_it():
+    """Compose passes only what it lists: an old name in a .env it did not pass would be dropped without a word."""
+    for name, service in built_services().items():
         if serves(service) is EnvSettings:
-            assert {name, old_name} <= set(service["environment"]), service_name
-    for variable in (name, old_name):
-        with monkeypatch.context() as patched:
-            patched.setenv(variable, value)
-            assert getattr(EnvSettings(), field) == json.loads(value), variable
+            assert set(RETIRED_VARIABLES) <= set(service["environment"]), name
 
 
-def test_the_default_weights_are_one_setting_and_the_old_names_warn(monkeypatch):
+def test_the_default_weights_are_one_setting(monkeypatch):
     monkeypatch.setenv("WATERCOLOUR_MIX", "hps-led")
     monkeypatch.setenv("WATERCOLOUR_WEIGHTS", "judge=0, hps=0.9, gate=0.05, length=0.05")
     assert EnvSettings().default_weights() == MixWeights(gate=0.05, length=0.05, judge=0, hps=0.9)  # it wins over the mix
-    assert old_variables_set() == []
-    monkeypatch.setenv("WATERCOLOUR_QUALITY_WEIGHT", "0.25")
-    assert old_variables_set() == ["WATERCOLOUR_QUALITY_WEIGHT is read until 2027-03-01: set WATERCOLOUR_WEIGHTS instead"]
     monkeypatch.setenv("WATERCOLOUR_WEIGHTS", "judge=0.6,hps=0.3")
     with pytest.raises(ValidationError, match="missing: gate, length"):
         EnvSettings()
     monkeypatch.delenv("WATERCOLOUR_WEIGHTS")
-    monkeypatch.setenv("WATERCOLOUR_QUALITY_WEIGHT", "inf")  # an old per-term name gets the wire's check, at start-up
-    with pytest.raises(ValidationError, match="hps is not a finite number"):
+    monkeypatch.setenv("WATERCOLOUR_MIX", "vibes")
+    with pytest.raises(ValidationError, match="unknown mix preset 'vibes'"):
         EnvSettings()
 
 

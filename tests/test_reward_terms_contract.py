@@ -27,8 +27,6 @@ def test_the_mixs_models_name_exactly_the_terms():
     weights = MixWeights(**dict(zip(MIX_TERMS, (0.1, 0.2, 0.3, 0.4), strict=True)))
     assert parse_weights(format_weights(weights)) == weights
     assert parse_weights("hps=0.4, judge=0.3,length=0.2,gate=0.1") == weights  # named, so any order
-    with pytest.warns(FutureWarning, match="positional weights are read as gate,length,judge,hps"):
-        assert parse_weights("0.1,0.2,0.3,0.4") == weights
 
 
 @pytest.mark.parametrize(
@@ -39,7 +37,7 @@ def test_the_mixs_models_name_exactly_the_terms():
         ("judge=0.6,judge=0.3,gate=0.05,length=0.05", "judge twice"),
         ("judge=much,hps=0.3,gate=0.05,length=0.05", "weight of judge is not a number"),
         ("judge=-1,hps=0.3,gate=0.05,length=0.05", "weight of judge is negative"),
-        ("0.6,0.3", "name every term"),
+        ("0.05,0.05,0.6,0.3", "weights name every term: gate=0.05,length=0.05,judge=0.6,hps=0.3"),  # by position: retired
     ],
 )
 def test_weights_that_do_not_name_every_term_once_are_one_clear_error(text, error):

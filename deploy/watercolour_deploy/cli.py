@@ -29,7 +29,8 @@ from huggingface_hub.errors import HfHubHTTPError, LocalTokenNotFoundError
 from watercolour_deploy import spaces
 from watercolour_deploy.space_hardware import SPACE_HARDWARE, VCPUS, price
 from watercolour_deploy.space_tree import LAYOUTS
-from watercolour_deploy.train_job import OLD_MIX_FLAG_UNTIL, RECIPES, SCRIPT, JobPlan, recipe_path, timeout_hours
+from watercolour_deploy.train_job import RECIPES, SCRIPT, JobPlan, recipe_path, timeout_hours
+from watercolour_shared.retired_names import TRAIN_JOB_FLAGS, refuse_flags
 from watercolour_shared.reward import DEFAULT_MIX, PRESETS
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
@@ -75,10 +76,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     sleep.set_defaults(run=_lifecycle)
 
     job = commands.add_parser("train-job", parents=[hub], help="run a recipe's training on Hugging Face Jobs")
-    chosen = job.add_mutually_exclusive_group()
-    # The recipes are named after their mix, so the default recipe is the default mix's.
-    chosen.add_argument("--recipe", default=DEFAULT_MIX, help=f"a recipe's name in {RECIPES}/, or a .yaml file under trainer/")
-    chosen.add_argument("--mix", help=f"the old name of --recipe NAME, read until {OLD_MIX_FLAG_UNTIL}")
+    # Each preset's run is the recipe of its name, so the default recipe is the default mix's.
+    job.add_argument("--recipe", default=DEFAULT_MIX, help=f"a recipe's name in {RECIPES}/, or a .yaml file under trainer/")
+    refuse_flags(job, TRAIN_JOB_FLAGS)
     job.add_argument("--env-url", action="append", help="an environment (repeat to spread; default: the env Space)")
     job.add_argument("--run-tag", help="default: watercolour-RECIPE (the recipe file's name)")
     job.add_argument("--out", help="Hub repo for the adapter (default: NAMESPACE/watercolour-grpo-RECIPE)")
@@ -195,12 +195,7 @@ def _train_job(args: argparse.Namespace) -> int:
         raise UsageError(error) from None
     if not (args.root / SCRIPT).is_file():
         raise UsageError(f"{args.root / SCRIPT} not found: pass --root, the watercolour-rl checkout")
-    if args.mix:
-        print(
-            f"warning: train-job --mix names a recipe: use --recipe {args.mix} (--mix goes on {OLD_MIX_FLAG_UNTIL})",
-            file=sys.stderr,
-        )
-    recipe = recipe_path(args.mix or args.recipe)
+    recipe = recipe_path(args.recipe)
     if not (args.root / recipe).is_file():
         raise UsageError(f"--recipe {recipe}: no such file in {args.root}")
     name = Path(recipe).stem

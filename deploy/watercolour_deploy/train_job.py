@@ -18,8 +18,6 @@ from watercolour_shared.hardware import hourly_cost
 
 SCRIPT = "trainer/watercolour_grpo.py"
 RECIPES = "trainer/recipes"
-# `train-job --mix NAME` chose a recipe by its name; it is read as `--recipe NAME`, with a warning, until then.
-OLD_MIX_FLAG_UNTIL = "2027-03-01"
 
 
 def recipe_path(recipe: str) -> str:

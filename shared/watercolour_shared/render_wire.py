@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -17,7 +16,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from watercolour_shared.reward import PRESETS, MixWeights, preset
+from watercolour_shared.retired_names import EPISODE_OPTIONS, refusal
+from watercolour_shared.reward import MixWeights
 from watercolour_shared.sketch_text import (
     LINE_CHARS,
     MAX_VIOLATIONS,
@@ -104,10 +104,6 @@ class RenderResult(BaseModel):
         return self.status == "passed"
 
 
-# Until this date an episode may still name a preset (`mix`): it becomes that preset's weights as the options are
-# read, here and nowhere else. The trainer resolves its recipe's mix itself and sends weights.
-EPISODE_MIX_UNTIL = "2027-03-01"
-
 # Revisions (docs/revisions.md): how many times an episode's painter may paint again after a critique, and the
 # bound on the improvement bonus alpha in alpha x (r_last - r_first) (SCoRe's shaping; 0 pays the last painting alone).
 MAX_REVISIONS = 8
@@ -141,24 +137,10 @@ class EpisodeOptions(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _preset_named(cls, data):
-        """A `mix` (a preset's name) becomes its weights; explicit weights win, as they always did."""
-        if not isinstance(data, dict) or "mix" not in data:
-            return data
-        data = dict(data)
-        mix = data.pop("mix")
-        if mix is None:
-            return data
-        if not isinstance(mix, str):
-            reason = f"mix names a preset, one of {sorted(PRESETS)}; got a {type(mix).__name__}"
-            raise PydanticCustomError("episode_options", reason)
-        warnings.warn(f"episode option mix={mix!r} is read until {EPISODE_MIX_UNTIL}: send its weights", FutureWarning, 2)
-        try:
-            named = preset(mix)
-        except ValueError as error:
-            raise PydanticCustomError("episode_options", str(error)) from None
-        if data.get("weights") is None:
-            data["weights"] = named
+    def _no_retired_option(cls, data):
+        for old, new in EPISODE_OPTIONS.items():  # extra="forbid" refuses it too, but without naming what replaced it
+            if isinstance(data, dict) and old in data:
+                raise PydanticCustomError("episode_options", refusal(old, new))
         return data
 
     @model_serializer(mode="wrap")
@@ -176,8 +158,8 @@ class EpisodeOptions(BaseModel):
         return self.weights if self.weights is not None else default
 
 
-# What `reset` accepts as episode settings: the options' fields, and `mix` until EPISODE_MIX_UNTIL.
-EPISODE_SETTINGS = frozenset({*EpisodeOptions.model_fields, "mix"})
+# What `reset` takes as episode settings: the options' fields, and the retired ones, refused by name rather than ignored.
+EPISODE_SETTINGS = frozenset({*EpisodeOptions.model_fields, *EPISODE_OPTIONS})
 
 
 def read_episode_options(data: object) -> EpisodeOptions:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Literal, get_args
 
@@ -92,16 +91,11 @@ class MixWeights(BaseModel):
         return self.weight(term) > 0
 
 
-# Until this date `0.05,0.05,0.6,0.3` is still read as one number per term in MIX_TERMS' order, with a warning:
-# a term added to the mix would silently shift the others.
-POSITIONAL_WEIGHTS_UNTIL = "2027-03-01"
-
-
 def parse_weights(text: str) -> MixWeights:
     """`judge=0.6,hps=0.3,gate=0.05,length=0.05`: every term named once, in any order."""
     parts = [part.strip() for part in text.split(",")]
-    if not any("=" in part for part in parts):
-        return _positional_weights(parts)
+    if not any("=" in part for part in parts):  # bare numbers by position: a term added to the mix would shift the rest
+        raise ValueError(f"weights name every term: {format_weights(PRESETS[DEFAULT_MIX])}")
     named: dict[str, float] = {}
     for part in parts:
         term, equals, value = part.partition("=")
@@ -117,18 +111,6 @@ def parse_weights(text: str) -> MixWeights:
 def format_weights(weights: MixWeights) -> str:
     """The text parse_weights reads back: `gate=0.05,length=0.05,judge=0.6,hps=0.3`."""
     return ",".join(f"{term}={weight:g}" for term, weight in by_term(weights).items())
-
-
-def _positional_weights(parts: list[str]) -> MixWeights:
-    if len(parts) != len(MIX_TERMS):
-        raise ValueError(f"weights name every term: {format_weights(PRESETS[DEFAULT_MIX])}")
-    weights = _checked({term: _number(term, part) for term, part in zip(MIX_TERMS, parts, strict=True)})
-    warnings.warn(
-        f"positional weights are read as {','.join(MIX_TERMS)} until {POSITIONAL_WEIGHTS_UNTIL}: write {format_weights(weights)}",
-        FutureWarning,
-        stacklevel=3,
-    )
-    return weights
 
 
 def _number(term: str, text: str) -> float:

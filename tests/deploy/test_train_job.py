@@ -107,10 +107,11 @@ def test_the_dry_run_prints_the_recipe_launch_for_the_mix(spaces, watercolour):
     assert spaces.repo(SCORER, "space").stage == "RUNNING"  # a dry run changes nothing
 
 
-def test_the_old_mix_flag_names_the_same_recipe_with_a_warning(spaces, watercolour):
-    code, out, err = watercolour("train-job", "--mix", "hps-only", "--dry-run")
-    assert code == 0 and "use --recipe hps-only" in err, err
-    assert "--config /opt/watercolour/trainer/recipes/hps-only.yaml" in shlex.join(trainer_args(printed_command(out)))
+def test_the_retired_mix_flag_is_refused_naming_recipe(spaces, watercolour, capsys):
+    with pytest.raises(SystemExit):
+        watercolour("train-job", "--mix", "hps-only", "--dry-run")
+    refused = capsys.readouterr()
+    assert "--mix was retired: use --recipe" in refused.err and not refused.out
 
 
 def test_the_jobs_flavor_is_the_trainers(spaces, watercolour):
@@ -218,17 +219,28 @@ def test_durations_parse_and_a_recipe_must_travel_with_the_job():
         JobPlan(env_urls=["a"], recipe="/home/me/recipe.yaml", run_tag="t", out="o").trainer_args()
 
 
+def make_train_job(*variables: str) -> subprocess.CompletedProcess:
+    """What `make train-job` would run (`-n`). Run under `make test` too: the outer make's variables would make this
+    one print directories."""
+    env = {key: value for key, value in os.environ.items() if key not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
+    command = ["make", "--no-print-directory", "-n", "train-job", *variables]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+
+
 @pytest.mark.parametrize(
     ("variables", "expected"),
     [
         (["RECIPE=hps-led", "DRY_RUN=1"], "train-job --recipe hps-led --dry-run"),
-        (["MIX=hps-led"], "train-job --recipe hps-led"),  # the old variable names the same recipe
         ([], "train-job"),  # the command's own default mix (DEFAULT_MIX), not a second one in the Makefile
     ],
 )
 def test_make_train_job(variables, expected):
-    # Run under `make test` too: the outer make's variables would make this one print directories.
-    env = {key: value for key, value in os.environ.items() if key not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
-    command = ["make", "--no-print-directory", "-n", "train-job", *variables]
-    planned = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, env=env)
+    planned = make_train_job(*variables)
+    assert planned.returncode == 0, planned.stderr
     assert planned.stdout.splitlines()[-1].rstrip() == f".venv/bin/watercolour {expected}"
+
+
+def test_make_train_job_refuses_the_retired_mix_variable():
+    refused = make_train_job("MIX=hps-led")
+    assert refused.returncode != 0 and "MIX was retired: use RECIPE=hps-led" in refused.stderr
+    assert "watercolour train-job" not in refused.stdout

@@ -7,8 +7,8 @@ from pydantic_settings import BaseSettings
 
 
 def setting_variables(settings: type[BaseSettings]) -> dict[str, str]:
-    """Variable -> field name: each of the field's aliases (a renamed variable keeps its old name as one),
-    else env_prefix + its name, upper-cased."""
+    """Variable -> field name: each of the field's aliases (REDIS_URL, HF_TOKEN), else env_prefix + its name,
+    upper-cased."""
     prefix = settings.model_config["env_prefix"]
     found = {}
     for name, field in settings.model_fields.items():

@@ -27,9 +27,7 @@ BAD_OPTIONS = {
     "missing term": ('{"weights": {"gate": 1, "length": 0, "judge": 0}}', "weights name every term; missing: hps"),
     "unknown term": ('{"weights": {"gate": 1, "length": 0, "judge": 0, "hps": 0, "style": 1}}', "unknown: style"),
     "unknown setting": ('{"subjet": "a fern"}', "Extra inputs are not permitted"),
-    "mix as list": ('{"mix": ["judge-led"]}', "mix names a preset, one of"),
-    "mix as object": ('{"mix": {"judge": 1}}', "mix names a preset, one of"),
-    "mix unknown": ('{"mix": "vibes"}', "unknown mix preset 'vibes'"),
+    "mix": ('{"mix": "hps-only"}', "mix was retired: use weights"),
     "options as list": ('["judge-led"]', "options is an object of episode settings|valid dictionary"),
     "weight true": ('{"weights": {"gate": true, "length": 0, "judge": 1, "hps": 0}}', "gate is not a number: a bool"),
     "weight as text": ('{"weights": {"gate": "0.5", "length": 0, "judge": 1, "hps": 0}}', "gate is not a number: a str"),
@@ -42,7 +40,6 @@ BAD_OPTIONS = {
     "subject too long": (json.dumps({"subject": "a rose " * 40}), "at most 200"),
     # Lone surrogates in what is refused: the reason is still written, and nothing of it is echoed raw (FastAPI's JSON
     # reader refuses such text itself on /evaluate: "a valid string").
-    "surrogate mix": (r'{"mix": "\ud800"}', r"unknown mix preset '\\ud800'|valid string"),
     "surrogate weight": (
         r'{"weights": {"\ud800": 1, "gate": 1, "length": 0, "judge": 0, "hps": 0}}',
         r"unknown: \\ud800|valid string",

@@ -129,7 +129,7 @@ async def test_per_request_weights_apply_without_a_restart(server_url):
 
 
 async def test_openenv_http_reset_and_step(server_url):
-    options = {"subject": "a blue iris", "mix": "hps-only"}
+    options = {"subject": "a blue iris", "weights": preset("hps-only").model_dump()}
     reset = httpx.post(f"{server_url}/reset", json={"seed": 3, "options": options}).json()
     assert reset["observation"]["prompt"] == "Paint a blue iris in loose watercolour."
     step = httpx.post(f"{server_url}/step", json={"action": {"reply": sketch("two-washes.js")}}, timeout=60).json()
@@ -149,7 +149,7 @@ async def test_openenv_session_keeps_its_episode_settings(server_url):
     assert result.observation.render.png_base64
     assert state.subject == "a white magnolia" and state.step_count == 1
     async with WatercolourEnv(base_url=server_url) as env:
-        await env.reset(seed=5, options={"mix": "judge-led"})
+        await env.reset(seed=5, options={"weights": preset("judge-led").model_dump()})
         judged = await env.step(WatercolourAction(reply=sketch("two-washes.js")))
     assert judged.reward is None
     assert "judge" in judged.observation.unavailable_reason

@@ -1,6 +1,5 @@
 import json
 import math
-import warnings
 
 import pytest
 from pydantic import ValidationError
@@ -63,17 +62,11 @@ def test_presets_match_the_recipe():
         preset("vibes")
 
 
-def test_explicit_weights_win_over_preset_over_default():
+def test_an_episodes_weights_win_over_the_default():
     default = preset("judge-led")
     explicit = MixWeights(gate=1, length=0, judge=0, hps=0)
     assert EpisodeOptions().weights_or(default) == default
-    with pytest.warns(FutureWarning, match="mix='hps-only' is read until"):
-        named = EpisodeOptions(mix="hps-only")
-    assert named.weights_or(default) == preset("hps-only") and "mix" not in named.model_dump()
-    with pytest.warns(FutureWarning):
-        assert EpisodeOptions(mix="hps-only", weights=explicit).weights_or(default) == explicit
-    with pytest.raises(ValueError, match="unknown mix preset"), pytest.warns(FutureWarning):
-        EpisodeOptions.model_validate({"mix": "vibes"})
+    assert EpisodeOptions(weights=explicit).weights_or(default) == explicit
 
 
 # Each bad weights object, and the reason MixWeights gives wherever the weights come from.
@@ -111,16 +104,13 @@ def test_weights_are_never_completed_from_the_defaults():
 @pytest.mark.parametrize(
     ("options", "reason"),
     [
-        ({"mix": ["judge-led"]}, "mix names a preset, one of .*; got a list"),
-        ({"mix": {"judge": 1}}, "mix names a preset, one of .*; got a dict"),
-        ({"mix": "vibes"}, "unknown mix preset 'vibes'"),
-        ({"mix": "vibes", "weights": preset("judge-led").model_dump()}, "unknown mix preset 'vibes'"),
+        ({"mix": "hps-only"}, "mix was retired: use weights"),  # a preset's name: the trainer sends the weights
+        ({"mix": "vibes", "weights": preset("judge-led").model_dump()}, "mix was retired: use weights"),
         ({"subjet": "a fern"}, "Extra inputs are not permitted"),
     ],
 )
 def test_bad_episode_options_are_a_validation_error_any_transport_can_send(options, reason):
-    with pytest.raises(ValidationError, match=reason) as refused, warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
+    with pytest.raises(ValidationError, match=reason) as refused:
         EpisodeOptions.model_validate(options)
     assert refused.value.title == "EpisodeOptions"
     assert json.dumps(refused.value.errors())

@@ -44,7 +44,7 @@ async def health_watch(url: str):
 async def one_session(url: str, reply: str, seed: int) -> tuple[object, float]:
     started = time.perf_counter()
     async with WatercolourEnv(base_url=url) as env:
-        first = await env.reset(subject="a peach hibiscus", mix="judge-led", seed=seed)
+        first = await env.reset(subject="a peach hibiscus", seed=seed)
         assert first.observation.status == "ready"
         return await env.step(WatercolourAction(reply=reply)), time.perf_counter() - started
 

@@ -1,6 +1,6 @@
 """The recipe files and the launch script's config: TRL's GRPOConfig and this project's fields, read through TRL's
 parser with `--config`; the command line wins over the recipe; each value is written once; a key that is not a
-field is refused by name; the old flags and keys still work, with a warning naming the new one."""
+field is refused by name; a recipe may carry its own weights; an old flag or key is refused naming its new one."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from pydantic import ValidationError
 from tests.conftest import ROOT
 from tests.trainer.conftest import SCRIPT
 from watercolour_shared.render_wire import MAX_GROUP, EvaluateRequest
-from watercolour_shared.reward import PRESETS
+from watercolour_shared.retired_names import TRAINER_FLAGS
+from watercolour_shared.reward import PRESETS, MixWeights, preset
 from watercolour_shared.subjects import DEFAULT_SUBJECT, MAX_SUBJECT_CHARS, SubjectsError, load_subjects
 from watercolour_trainer import config
 from watercolour_trainer.plan import build_plan
@@ -41,12 +42,14 @@ def test_a_recipe_is_what_the_launch_script_runs(recipe):
     run = config.parse(["--config", str(recipe), *ENV])
     for name, value in values(recipe).items():
         assert plain(getattr(run, name)) == pytest.approx(value), name
-    assert run.mix == recipe.stem and run.recipe == recipe
+    assert run.recipe == recipe
     assert isinstance(run, config.GRPOConfig)
 
 
-def test_every_mix_has_a_recipe():
-    assert {recipe.stem for recipe in RECIPES} == set(PRESETS)
+def test_every_preset_has_its_recipe():
+    """The presets are the recipe's published runs (the README's table); a recipe needs no preset of its own."""
+    for name in PRESETS:
+        assert config.parse(["--config", str(ROOT / "trainer" / "recipes" / f"{name}.yaml"), *ENV]).mix_weights() == preset(name)
 
 
 @pytest.mark.parametrize("recipe", [BASE, *RECIPES], ids=lambda path: path.stem)
@@ -102,9 +105,9 @@ def test_a_recipe_key_that_is_not_a_field_is_refused_by_name(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("line", "refusal"),
     [
-        ("decode_experts: nonsense", "decode_experts: 'nonsense' is not one of batched_mm, grouped_mm"),
-        ("mix: nonsense", "mix: 'nonsense' is not one of hps-led, hps-only, judge-led"),
-        ("seed: 1.5", "seed: 1.5 is not what the field takes"),
+        ("decode_experts: nonsense", "decode_experts: invalid choice: 'nonsense' (choose from 'batched_mm', 'grouped_mm')"),
+        ("mix: nonsense", "mix: invalid choice: 'nonsense' (choose from 'hps-led', 'hps-only', 'judge-led')"),
+        ("seed: 1.5", "seed: invalid int value: '1.5'"),
         ("env: FOO", "env: TRL's section of environment variables is a mapping"),
     ],
 )
@@ -117,11 +120,15 @@ def test_a_recipe_value_is_checked_as_the_flag_would_be(tmp_path, capsys, line, 
 
 
 def test_a_recipe_value_is_read_as_the_flag_would_be(tmp_path):
-    """argparse applies no type to a default: one subject written without a list is still a list of one."""
+    """argparse applies no type to a default: one subject written without a list is still a list of one. A list for a
+    flag of one value is the field's as it is, as TRL's own --config gives it (TRL's report_to takes one)."""
     recipe = tmp_path / "one.yaml"
-    recipe.write_text("model_name_or_path: m\nsubjects: a rose\nlearning_rate: 1e-5\nlora_target_modules: all-linear\n")
+    recipe.write_text(
+        "model_name_or_path: m\nsubjects: a rose\nlearning_rate: 1e-5\nlora_target_modules: all-linear\nreport_to: [trackio]\n"
+    )
     run = config.parse(["--config", str(recipe), *ENV])
     assert (run.subjects, run.learning_rate, run.lora_target_modules) == (["a rose"], 1e-5, ["all-linear"])
+    assert run.report_to == ["trackio"]
 
 
 def test_a_flag_that_is_not_a_field_is_refused_by_name(capsys):
@@ -159,47 +166,61 @@ def test_subjects_given_on_the_command_line_replace_the_recipes():
     assert run.subjects == ["a rose", "a fern"] and run.env_url == ["http://127.0.0.1:8000", "http://b"]
 
 
-def test_old_flags_mean_what_they_meant_and_name_the_new_ones(capsys):
-    old = [
-        "--recipe", str(RECIPES[0]), "--env-url", "http://a", "--env-url", "http://b", "--model", "m", "--lr", "1e-5",
-        "--steps", "7", "--subject", "a rose", "--subject", "a fern", "--per-device-batch-size", "2", "--lora",
-        "--all-linear", "--no-bf16", "--run-tag", "t", "--run-dir", "/tmp/t", "--resume", "--lr-scheduler", "constant",
-        "--compiled-generation", "--use-cpu", "--use-vllm", "server", "--vllm-server-url", "http://v",
-    ]  # fmt: skip
-    new = [
-        "--config", str(RECIPES[0]), "--env_url", "http://a", "http://b", "--model_name_or_path", "m",
-        "--learning_rate", "1e-5", "--max_steps", "7", "--subjects", "a rose", "a fern", "--per_device_train_batch_size",
-        "2", "--use_peft", "--lora_target_modules", "all-linear", "--bf16", "false", "--run_name", "t", "--output_dir",
-        "/tmp/t", "--resume_from_checkpoint", "last", "--lr_scheduler_type", "constant", "--compiled_generation", "true",
-        "--use_cpu", "--use_vllm", "true", "--vllm_mode", "server", "--vllm_server_base_url", "http://v",
-    ]  # fmt: skip
-    assert config.parse(old).to_dict() == config.parse(new).to_dict()
-    warned = capsys.readouterr().err
-    for was, now in [
-        ("--recipe", "--config"), ("--lr", "--learning_rate"), ("--steps", "--max_steps"), ("--subject", "--subjects"),
-        ("--lora", "--use_peft"), ("--all-linear", "--lora_target_modules all-linear"), ("--no-bf16", "--bf16 false"),
-        ("--run-dir", "--output_dir"), ("--resume", "--resume_from_checkpoint last"), ("--model", "--model_name_or_path"),
-        ("--use-vllm server", "--use_vllm true --vllm_mode server"),
-    ]:  # fmt: skip
-        assert f"warning: {was} is now {now}; the old name is read until" in warned, was
-    assert "--env-url is now" not in warned  # HfArgumentParser's own hyphen spelling of a field is not old
+@pytest.mark.parametrize(("old", "new"), TRAINER_FLAGS.items())
+def test_a_retired_flag_or_recipe_key_is_refused_naming_its_new_one(old, new, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        config.parse([*ENV, "--model_name_or_path", "m", old, "x"])
+    assert f"{old} was retired: use {new}" in capsys.readouterr().err
+    recipe = tmp_path / "old.yaml"
+    recipe.write_text(f"model_name_or_path: m\n{old[2:]}: x\n")
+    with pytest.raises(SystemExit):
+        config.parse(["--config", str(recipe), *ENV])
+    assert f"{old[2:]} was retired: use {new[2:]}" in capsys.readouterr().err
 
 
-def test_an_old_recipe_file_still_runs_and_names_its_new_keys(tmp_path, capsys):
-    old = tmp_path / "old.yaml"
-    old.write_text(
-        "model: m\nlora: true\nall-linear: true\nsubject: [a rose]\nlr: 5.0e-5\nsteps: 110\ntop-p: 0.95\n"
-        "per-device-batch-size: 1\nmax-completion-length: 8192\n"
+def test_a_recipe_key_spelt_with_hyphens_is_refused_naming_the_field(tmp_path, capsys):
+    recipe = tmp_path / "old.yaml"
+    recipe.write_text("model_name_or_path: m\ntop-p: 0.95\n")
+    with pytest.raises(SystemExit):
+        config.parse(["--config", str(recipe), *ENV])
+    assert "top-p was retired: use top_p" in capsys.readouterr().err
+    # HfArgumentParser's own hyphen spelling of a flag is not an old name.
+    assert config.parse([*ENV, "--model-name-or-path", "m", "--top-p", "0.9"]).top_p == 0.9
+
+
+OWN_WEIGHTS = MixWeights(gate=0.1, length=0, judge=0.8, hps=0.1)
+
+
+@pytest.mark.parametrize(
+    "written", ["weights: {judge: 0.8, hps: 0.1, gate: 0.1, length: 0}", "weights: judge=0.8,hps=0.1,gate=0.1,length=0"]
+)
+def test_a_recipe_carries_its_own_weights_with_no_preset(written, tmp_path):
+    recipe = tmp_path / "judge-heavy.yaml"
+    recipe.write_text(f"model_name_or_path: m\n{written}\n")
+    run = config.parse(["--config", str(recipe), *ENV])
+    assert run.mix_weights() == OWN_WEIGHTS and run.weights == "judge=0.8,hps=0.1,gate=0.1,length=0"
+
+
+def test_a_recipes_weights_are_checked_as_the_flags_are(tmp_path, capsys):
+    recipe = tmp_path / "short.yaml"
+    recipe.write_text("model_name_or_path: m\nweights: {judge: 1, hps: 0}\n")
+    with pytest.raises(SystemExit):
+        config.parse(["--config", str(recipe), *ENV])
+    assert "weights name every term; missing: gate, length" in capsys.readouterr().err
+
+
+def test_the_command_lines_reward_wins_over_whatever_the_recipe_says_of_it(tmp_path):
+    """Weights win over a mix given with them; a later layer's --mix (or mix) still beats an earlier one's weights."""
+    weighed, mixed = tmp_path / "weighed.yaml", tmp_path / "mixed.yaml"
+    weighed.write_text("model_name_or_path: m\nweights: {judge: 0.8, hps: 0.1, gate: 0.1, length: 0}\n")
+    mixed.write_text("extends: weighed.yaml\nmix: hps-only\n")
+    assert config.parse(["--config", str(weighed), *ENV, "--mix", "hps-led"]).mix_weights() == preset("hps-led")
+    assert config.parse(["--config", str(weighed), *ENV, "--mix=hps-led"]).weights is None
+    assert config.parse(["--config", str(mixed), *ENV]).mix_weights() == preset("hps-only")  # its own over its base's
+    assert config.parse(["--config", str(mixed), *ENV, "--weights", "judge=0.8,hps=0.1,gate=0.1,length=0"]).mix_weights() == (
+        OWN_WEIGHTS
     )
-    new = tmp_path / "new.yaml"
-    new.write_text(
-        "model_name_or_path: m\nuse_peft: true\nlora_target_modules: [all-linear]\nsubjects: [a rose]\n"
-        "learning_rate: 5.0e-5\nmax_steps: 110\ntop_p: 0.95\nper_device_train_batch_size: 1\nmax_completion_length: 8192\n"
-    )
-    assert config.parse(["--config", str(old), *ENV]).to_dict() == config.parse(["--config", str(new), *ENV]).to_dict()
-    warned = capsys.readouterr().err
-    assert "recipe key 'top-p' is now 'top_p'" in warned and "recipe key 'lr' is now 'learning_rate'" in warned
-    assert "recipe key 'all-linear' is now lora_target_modules: ['all-linear']" in warned
+    assert config.parse(["--config", str(weighed), *ENV, "--max_steps", "3"]).mix_weights() == OWN_WEIGHTS
 
 
 @pytest.mark.parametrize(

@@ -22,10 +22,10 @@ from trl import GRPOConfig, TrlParser
 
 from watercolour_shared.judge.factory import JUDGES
 from watercolour_shared.render_wire import MAX_GROUP
+from watercolour_shared.retired_names import TRAINER_FLAGS, refuse_flags
 from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
 from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, load_subjects, too_long
-from watercolour_trainer import legacy_flags
-from watercolour_trainer.recipe_file import RecipeError, recipe_values
+from watercolour_trainer.recipe_file import ENV, RecipeError, beneath, recipe_values
 
 DECODE_EXPERTS = ("batched_mm", "grouped_mm")
 # resume_from_checkpoint's value for "the last checkpoint in this run's directory".
@@ -61,7 +61,10 @@ class WatercolourGRPOConfig(GRPOConfig):
     mix: str = field(default=DEFAULT_MIX, metadata={"help": "The reward mix preset.", "choices": sorted(PRESETS)})
     weights: str | None = field(
         default=None,
-        metadata={"help": "Explicit weights, every term named: judge=0.6,hps=0.3,gate=0.05,length=0.05 (wins over --mix)."},
+        metadata={
+            "help": "Explicit weights, every term named: judge=0.6,hps=0.3,gate=0.05,length=0.05 (wins over --mix; a "
+            "recipe may write them as a mapping by term). Either flag replaces all a recipe says of the reward."
+        },
     )
     n_episodes: int = field(default=240, metadata={"help": "Prompts in the training set."})
     env_timeout: float | None = field(
@@ -253,33 +256,33 @@ def accumulation_steps(config: WatercolourGRPOConfig, processes: int) -> int:
     return config.gradient_accumulation_steps
 
 
-def parser() -> TrlParser:
+def parser(**options) -> TrlParser:
     # No abbreviations: `--learning_rat` must be refused by name, not read as --learning_rate.
-    return TrlParser(
+    p = TrlParser(
         (WatercolourGRPOConfig,),
         prog="watercolour_grpo.py",
         description="GRPO on a watercolour-painting code LLM. --config FILE reads a recipe (trainer/recipes/*.yaml): "
         "its keys are the fields below; a flag given on the command line wins over it.",
         allow_abbrev=False,
+        **options,
     )
+    refuse_flags(p, TRAINER_FLAGS)
+    return p
 
 
 def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
-    """The recipe named by --config (if any), then the command line, which wins; checked, never changed after.
-    Old flags and recipe keys are read with a warning naming the new one (legacy_flags.py)."""
+    """The recipe named by --config (if any), then the command line, which wins; checked, never changed after."""
     p = parser()
-    argv = _lists_gathered(legacy_flags.translate(list(sys.argv[1:] if argv is None else argv), p), p)
-    argv, recipe = _config_named(argv)
+    argv, recipe = _config_named(_lists_gathered(list(sys.argv[1:] if argv is None else argv), p))
     if recipe is not None:
+        given = {word[2:].split("=", 1)[0].replace("-", "_") for word in argv if word.startswith("--")}
         try:
-            values = _as_flags_read_them(p, recipe_values(recipe, field_names()))
+            values = beneath(_read_as_flags(recipe_values(recipe, field_names())), given)
         except (OSError, RecipeError) as error:
             p.error(f"--config {recipe}: {error}")
-        for name, value in values.pop("env", {}).items():  # TRL's `env:` section sets environment variables
+        for name, value in values.pop(ENV, {}).items():  # TRL's `env:` section sets environment variables
             os.environ[name] = str(value)
-        unknown = p.set_defaults_with_config(**values)
-        if unknown:
-            p.error(f"--config {recipe}: {unknown[0][2:]} is not a field of the config (see --help)")
+        p.set_defaults_with_config(**values)
     try:
         (config,) = p.parse_args_into_dataclasses(argv)
     except ValueError as error:
@@ -288,28 +291,22 @@ def parse(argv: list[str] | None = None) -> WatercolourGRPOConfig:
     return config
 
 
-def _as_flags_read_them(p: TrlParser, values: dict) -> dict:
-    """A recipe's values converted and checked as the same words on the command line would be: argparse applies
-    neither a field's type nor its choices to a default, so `subjects: a rose` would be a string, not a list."""
-    actions: dict[str, argparse.Action] = {}
-    for action in p._actions:
-        actions.setdefault(action.dest, action)  # a field's own flag, not its --no_ complement
-    if not isinstance(values.get("env", {}), dict):
-        raise RecipeError("env: TRL's section of environment variables is a mapping")
+def _read_as_flags(values: dict) -> dict:
+    """A recipe's values read by the parser itself, each as its words on the command line: argparse applies neither a
+    field's type nor its choices to a default, so `subjects: a rose` would stay a string and `mix: nonsense` pass."""
+    strict = parser(exit_on_error=False)
     read = {}
     for name, value in values.items():
-        action = actions.get(name)
-        if action is None or action.type is None or isinstance(value, dict) or (isinstance(value, list) and action.nargs != "+"):
-            read[name] = value  # not a field (the parser names it), or a value the field takes as it is
+        if isinstance(value, dict):  # TRL's env section, or a field that takes a mapping: taken as it is
+            read[name] = value
             continue
+        words = [f"--{name}", *map(str, value)] if isinstance(value, list) else [f"--{name}={value}"]
         try:
-            items = [action.type(str(item)) for item in (value if isinstance(value, list) else [value])]
-        except (TypeError, ValueError, argparse.ArgumentTypeError):
-            raise RecipeError(f"{name}: {value!r} is not what the field takes (see --help)") from None
-        for item in items:
-            if action.choices and item not in action.choices:
-                raise RecipeError(f"{name}: {item!r} is not one of {', '.join(map(str, action.choices))}")
-        read[name] = items if action.nargs == "+" else items[0]
+            read[name] = getattr(strict.parse_known_args(words)[0], name)
+        except argparse.ArgumentError as error:
+            raise RecipeError(f"{name}: {error.message}") from None
+        if isinstance(value, list) and not isinstance(read[name], list):  # a list for a flag of one value (report_to:
+            read[name] = value  # [trackio, wandb]): the field takes it as it is, as TRL's own --config gives it
     return read
 
 

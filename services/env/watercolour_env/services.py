@@ -13,7 +13,7 @@ from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.reference_download import download_reference_pool
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.reward_assembly import RewardAssembler
-from watercolour_env.settings import EnvSettings, old_variables_set
+from watercolour_env.settings import EnvSettings
 from watercolour_env.terms import HpsTerm, JudgeTerm
 from watercolour_shared.judge.factory import NoJudge, make_judge
 from watercolour_shared.judge.pairwise import PairwiseJudge
@@ -57,8 +57,6 @@ class EnvServices:
             log.warning("Redis at %s is not reachable: rendering without a cache", self.settings.redis_url)
         if not self.reward_terms:
             return
-        for line in old_variables_set():
-            log.warning(line)
         # Said once at start-up, loudly only for a term the default weights use; /ready answers it on demand.
         readiness = await self.readiness()
         for reason in readiness.reasons:

@@ -7,12 +7,14 @@ from functools import cache
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watercolour_shared.judge.defaults import DEFAULT_MODEL, HF_ROUTER_URL
 from watercolour_shared.judge.factory import HF_ROUTER_HOST
-from watercolour_shared.reward import DEFAULT_MIX, MIX_TERMS, MixWeights, parse_weights, preset
+from watercolour_shared.retired_names import VARIABLES as RETIRED_VARIABLES
+from watercolour_shared.retired_names import refusal
+from watercolour_shared.reward import DEFAULT_MIX, MixWeights, parse_weights, preset
 from watercolour_shared.score_wire import DEFAULT_PROMPT
 from watercolour_shared.timeouts import JUDGE_TIMEOUT_S, QUEUE_TIMEOUT_S, RENDER_DEADLINE_S, SCORER_TIMEOUT_S, client_wait_s
 
@@ -71,9 +73,7 @@ class EnvSettings(BaseSettings):
     judge_max_concurrency: int = Field(16, ge=1)
     judge_references: int = Field(4, ge=1, le=16)
     judge_tier_mix: dict[str, float] = Field(
-        {"love": 2, "okay": 2},
-        validation_alias=AliasChoices("WATERCOLOUR_JUDGE_TIER_MIX", "WATERCOLOUR_JUDGE_MIX"),
-        description='how many references of each tier, JSON, e.g. {"love": 2, "okay": 2}; WATERCOLOUR_JUDGE_MIX is its old name',
+        {"love": 2, "okay": 2}, description='how many references of each tier, JSON, e.g. {"love": 2, "okay": 2}'
     )
     # Who writes the critique an episode with revisions reads (docs/revisions.md, "The VLM critic"): the measuring rules,
     # or a VLM asked through the judge's endpoint and HF_TOKEN, shown the painting and never the references.
@@ -89,18 +89,9 @@ class EnvSettings(BaseSettings):
     pool_repo: str = "HuggingEnvs/watercolour-reference-pool"
     pool_revision: str = Field("main", description="a 40-hex commit for reproducible runs; a branch floats (warned at load)")
     # The weights for a client that sends none (the trainer always sends its own): WATERCOLOUR_WEIGHTS, every term
-    # named, else the preset WATERCOLOUR_MIX. The per-term variables still override them until OLD_WEIGHT_VARIABLES_UNTIL.
+    # named, else the preset WATERCOLOUR_MIX.
     weights: str | None = Field(None, description="every term named: judge=0.6,hps=0.3,gate=0.05,length=0.05; wins over mix")
     mix: str = Field(DEFAULT_MIX, description="judge-led | hps-led | hps-only")
-    gate_weight: float | None = Field(None, ge=0)
-    length_weight: float | None = Field(None, ge=0)
-    judge_weight: float | None = Field(None, ge=0)
-    hps_weight: float | None = Field(
-        None,
-        ge=0,
-        validation_alias=AliasChoices("WATERCOLOUR_HPS_WEIGHT", "WATERCOLOUR_QUALITY_WEIGHT"),
-        description="the HPSv3 term; WATERCOLOUR_QUALITY_WEIGHT is the recipe's name for it",
-    )
     # Loopback unless asked: the server has no authentication. Each image asks for 0.0.0.0.
     host: str = "127.0.0.1"
     port: int = 8000
@@ -132,7 +123,15 @@ class EnvSettings(BaseSettings):
 
     @model_validator(mode="after")
     def _default_weights_hold(self) -> EnvSettings:
-        self.default_weights()  # a weight the wire would refuse (inf, 1e308) stops the service at start-up
+        self.default_weights()  # an unknown preset stops the service at start-up
+        return self
+
+    @model_validator(mode="after")
+    def _no_retired_variable(self) -> EnvSettings:
+        # Set and not read, an old name would quietly give the service another setting than its owner meant.
+        for old, new in RETIRED_VARIABLES.items():
+            if os.environ.get(old):
+                raise ValueError(refusal(old, new))
         return self
 
     @model_validator(mode="after")
@@ -143,29 +142,7 @@ class EnvSettings(BaseSettings):
         return self
 
     def default_weights(self) -> MixWeights:
-        weights = parse_weights(self.weights) if self.weights else preset(self.mix)
-        fields = self.model_dump()
-        overrides = {term: fields[f"{term}_weight"] for term in MIX_TERMS}  # a term without its setting fails here
-        # Validated again, not model_copy'd: an old per-term variable gets the same check as the wire's weights.
-        return MixWeights.model_validate({**weights.model_dump(), **{t: v for t, v in overrides.items() if v is not None}})
-
-
-# Read, with a warning at start-up, until this date; then only WATERCOLOUR_WEIGHTS and WATERCOLOUR_MIX set the default.
-OLD_WEIGHT_VARIABLES_UNTIL = "2027-03-01"
-OLD_VARIABLES = {
-    **{f"WATERCOLOUR_{term.upper()}_WEIGHT": "WATERCOLOUR_WEIGHTS" for term in MIX_TERMS},
-    "WATERCOLOUR_QUALITY_WEIGHT": "WATERCOLOUR_WEIGHTS",
-    "WATERCOLOUR_JUDGE_MIX": "WATERCOLOUR_JUDGE_TIER_MIX",
-}
-
-
-def old_variables_set() -> list[str]:
-    """One line for each variable still set under a name that goes on OLD_WEIGHT_VARIABLES_UNTIL."""
-    return [
-        f"{old} is read until {OLD_WEIGHT_VARIABLES_UNTIL}: set {new} instead"
-        for old, new in OLD_VARIABLES.items()
-        if os.environ.get(old) is not None
-    ]
+        return parse_weights(self.weights) if self.weights else preset(self.mix)
 
 
 @cache
