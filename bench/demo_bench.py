@@ -11,17 +11,19 @@ started), what GRPO did (the mean reward and look of the first third of the step
 with the gain's standard error) and the demo's closing evaluation: the final policy's win rate over its
 warm start on held-out subjects, its interval, and how much its paintings vary against the warm start's.
 
-The demo's own evaluation is small (8 subjects x 3 samples: 24 comparisons), to keep `make demo` short; at a
+The demo's own evaluation is small (8 subjects x 3 samples: 24 matched comparisons), to keep `make demo` short; at a
 true win rate of 70%, 24 comparisons put the interval's lower bound near 52%. So once every seed has run, the
 bench evaluates each final policy again, against its warm start, on the default held-out set (24 subjects x
-`--held-out-samples`, 4 by default: 96 comparisons, the lower bound near 61% at 70%), sampling as the demo's
+`--held-out-samples`, 4 by default: 96 matched comparisons, the lower bound near 61% at 70%), sampling as the demo's
 GRPO sampled, through a local stack of its own; the targets are judged on that evaluation. Every seed's is
 drawn with the same sampling seed, so where the seeds share a warm start and its sampling, the warm start's
 replies are written once (the first seed's are copied into the others' eval folders, which `watercolour eval`
 resumes from) and their renders come from the cache. It costs each seed the final policy's 96 replies and
 paintings, and the first the warm start's too (48 pairs took 3 to 6 min a seed on 2 cores:
 bench/results/demo-2026-12-05-held-out-24x2.json). `--held-out-samples 0` leaves it out and judges the targets
-on the demo's own evaluation.
+on the demo's own evaluation. Both evaluations judge all pairs of a subject's paintings (the demo's `--pairs all`:
+72 and 384 comparisons from the same paintings), which narrows those bounds a little on average
+(bench/eval_pairs_bench.py).
 
     python bench/demo_bench.py [--out DIR] [--cache-dir DIR] [--held-out-samples N] [-- DEMO OPTIONS]
 

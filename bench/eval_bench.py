@@ -17,29 +17,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import record
+
 from watercolour_demo.sketchgen import as_reply, generate_sketch
+from watercolour_demo.sketchgen.looks import Look
 from watercolour_demo.stack import LocalStack
 from watercolour_shared.prompts import subject_of
 from watercolour_shared.subjects import EVAL_SUBJECTS_FILE
 
-BENCH_DIR = Path(__file__).resolve().parent
 TARGET_S = 10 * 60
 
 
-def sketch_server(seed_offset: int) -> ThreadingHTTPServer:
-    """A chat-completions endpoint whose answer is the demo's sketch of the asked subject and seed."""
+def sketch_server(seed_offset: int, look: Look | None = None) -> ThreadingHTTPServer:
+    """A chat-completions endpoint whose answer is the demo's sketch of the asked subject and seed (in `look`, else
+    the one the seed draws)."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - the http.server API
@@ -49,7 +49,7 @@ def sketch_server(seed_offset: int) -> ThreadingHTTPServer:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             subject = subject_of(body["messages"][-1]["content"])
             seed = body["seed"] + seed_offset
-            reply = as_reply(generate_sketch(subject, seed), subject, seed)
+            reply = as_reply(generate_sketch(subject, seed, look=look), subject, seed)
             self._send(
                 {"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}]}
             )
@@ -70,10 +70,12 @@ def sketch_server(seed_offset: int) -> ThreadingHTTPServer:
     return server
 
 
-def timed_eval(env_url: str, a: str, b: str, out: Path, seed: int, samples: int, subjects: Path) -> tuple[float, dict]:
+def timed_eval(
+    env_url: str, a: str, b: str, out: Path, seed: int, samples: int, subjects: Path, *flags: str
+) -> tuple[float, dict]:
     command = [str(Path(sys.executable).parent / "watercolour"), "eval", "--a", a, "--b", b, "--env-url", env_url]
     command += ["--judge", "offline", "--seed", str(seed), "--samples", str(samples), "--subjects", str(subjects)]
-    command += ["--out", str(out), "--quiet"]
+    command += ["--out", str(out), "--quiet", *flags]
     started = time.perf_counter()
     subprocess.run(command, check=True)
     return time.perf_counter() - started, json.loads((out / "eval.json").read_text())
@@ -90,9 +92,7 @@ def main(samples: int, subjects: Path) -> dict:
         server.shutdown()
     paintings = 2 * cold["subjects"]["count"] * samples
     return {
-        "bench": "eval",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_after": os.getloadavg()},
+        **record.header("eval"),
         "subjects": cold["subjects"],
         "samples": samples,
         "paintings": paintings,
@@ -112,7 +112,4 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--subjects", type=Path, default=EVAL_SUBJECTS_FILE)
     args = parser.parse_args()
-    result = main(args.samples, args.subjects)
-    text = json.dumps(result, indent=2)
-    print(text)
-    (BENCH_DIR / "results" / f"eval-{datetime.now(timezone.utc):%Y-%m-%d}.json").write_text(text + "\n")
+    record.write(main(args.samples, args.subjects))

@@ -35,12 +35,14 @@ class ClosingEval:
 
 def eval_command(env_url: str, warm_start: Path, run_dir: Path, grpo: GrpoSettings, closing: ClosingEval) -> list[str]:
     """Both policies sample as GRPO sampled, each sample seeded: no sampling flag, so `watercolour eval` reads how the
-    run sampled from its run.json (B is the run directory; A, the warm start, samples as B's run)."""
+    run sampled from its run.json (B is the run directory; A, the warm start, samples as B's run). All pairs: the
+    offline judge is local and cheap, and judging every A painting of a subject against every B painting takes the luck of
+    which samples met out of the win rate."""
     return [
         *WATERCOLOUR, "eval", "--a", str(warm_start), "--b", str(run_dir), "--env-url", env_url,
         "--out", str(run_dir / closing.folder),
         "--subjects", str(closing.subjects), "--samples", str(closing.samples), "--seed", str(grpo.seed),
-        "--judge", "offline", "--quiet",
+        "--judge", "offline", "--pairs", "all", "--quiet",
         *(part for subject in grpo.subjects for part in ("--trained-on", subject)),
     ]  # fmt: skip
 
@@ -61,7 +63,7 @@ def numbers(evaluation: Evaluation, folder: str = EVAL_DIR) -> dict:
     """What the summary reports of the evaluation: its own fields, as eval.json spells them, and the demo's note."""
     match = evaluation.head_to_head.model_dump(include={"win_rate", "wins", "losses", "ties", "left_out", "better"})
     return {
-        **evaluation.model_dump(include={"subjects", "samples", "judge"}),
+        **evaluation.model_dump(include={"subjects", "samples", "pairs", "judge"}),
         "held_out_judge": False,
         "note": NO_HELD_OUT_JUDGE,
         **match,

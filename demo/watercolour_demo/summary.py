@@ -140,6 +140,13 @@ def verdict_line(summary: dict) -> str:
     return "did it learn? not shown: neither the reward nor the held-out evaluation shows a gain"
 
 
+def _pairs_said(pairs: str) -> str:
+    """What one comparison of the evaluation is (docs/evaluation.md, "Pairs")."""
+    if pairs == "all":
+        return "every warm-start painting of a subject against every final one (all pairs)"
+    return "each sample against the same sample (matched pairs)"
+
+
 def _evaluation_lines(evaluation: dict | None, failed: str | None) -> list[str]:
     if failed:
         return ["", f"the evaluation of the final policy failed: {failed}"]
@@ -151,7 +158,7 @@ def _evaluation_lines(evaluation: dict | None, failed: str | None) -> list[str]:
     return [
         "",
         f"final policy against its warm start, {subjects['count']} held-out subjects ({subjects['name']}) x "
-        f"{evaluation['samples']} paintings, judged in both orders by {evaluation['judge']}:",
+        f"{evaluation['samples']} paintings, {_pairs_said(evaluation['pairs'])}, judged in both orders by {evaluation['judge']}:",
         f"  win rate {_number(rate['mean'], '.0%')} ({interval}); {evaluation['wins']} won, {evaluation['losses']} lost, "
         f"{evaluation['ties']} tied, {evaluation['left_out']} left out",
         f"  diversity: the final policy's paintings vary {_number(ratio, '.0%')} as much as the warm start's",

@@ -31,3 +31,4 @@ def test_grpo_samples_with_the_demos_sampling_and_the_eval_reads_it_from_the_run
 
     evaluation = eval_command("http://127.0.0.1:1", Path("model"), tmp_path, SETTINGS, ClosingEval())
     assert not {"--temperature", "--top-k", "--top-p", "--max-new-tokens"} & set(evaluation)
+    assert evaluation[evaluation.index("--pairs") + 1] == "all"  # the offline judge is local: every pair is cheap

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 from watercolour_shared.run_dir import RECORDS
-from watercolour_shared.run_dir.curve import Curve, CurvePoint, append_point, read_curve
+from watercolour_shared.run_dir.curve import Curve, CurvePoint, append_point, curve_path, read_curve
 from watercolour_shared.run_dir.evaluation import Evaluation, HeadToHead, Interval, PolicySummary, SubjectSetInfo
 
 DOC = ROOT / "docs" / "run-directory.md"
@@ -73,7 +73,12 @@ def test_a_step_evaluated_again_replaces_its_point(tmp_path):
 
 @pytest.mark.parametrize(
     ("changed", "named"),
-    [({"baseline": "Qwen/other"}, "baseline"), ({"judge": "offline"}, "judge"), ({"samples": 2}, "samples")],
+    [
+        ({"baseline": "Qwen/other"}, "baseline"),
+        ({"judge": "offline"}, "judge"),
+        ({"samples": 2}, "samples"),
+        ({"pairs": "all"}, "pairs"),
+    ],
 )
 def test_a_point_measured_otherwise_is_refused(tmp_path, changed, named):
     write_curve(tmp_path, {100: (0.55, 0.1)})
@@ -81,6 +86,19 @@ def test_a_point_measured_otherwise_is_refused(tmp_path, changed, named):
         other = checkpoint_eval(0.6, 0.1, "checkpoints/checkpoint-200", **changed)
         append_point(tmp_path, other, 200, "checkpoints/checkpoint-200")
     assert len(read_curve(tmp_path).points) == 1
+
+
+def test_a_curve_from_before_pairs_reads_as_matched_and_takes_no_point_of_all_pairs(tmp_path):
+    write_curve(tmp_path, {100: (0.55, 0.1)})
+    written = json.loads(curve_path(tmp_path).read_text())
+    del written["pairs"]
+    curve_path(tmp_path).write_text(json.dumps(written))
+    assert read_curve(tmp_path).pairs == "matched"
+    append_point(tmp_path, checkpoint_eval(0.6, 0.1, "checkpoints/checkpoint-200"), 200, "checkpoints/checkpoint-200")
+    with pytest.raises(ValueError, match="pairs differ"):
+        crossed = checkpoint_eval(0.7, 0.05, "checkpoints/checkpoint-300", pairs="all")
+        append_point(tmp_path, crossed, 300, "checkpoints/checkpoint-300")
+    assert [point.step for point in read_curve(tmp_path).points] == [100, 200]
 
 
 def test_a_run_without_a_curve_reads_none_and_the_curve_goes_to_the_hub(tmp_path):

@@ -158,3 +158,25 @@ def test_a_runs_own_paintings_compare_step_against_step_and_say_they_are_not_hel
     assert any("not held out" in warning for warning in evaluation.warnings)
     missing = watercolour("eval", "--a", f"{film}@9", "--b", f"{film}@4", "--out", str(tmp_path / "none"), *flags)
     assert missing.returncode == 2 and "the film holds no step 9" in missing.stderr, missing.stderr
+
+
+def test_all_pairs_judge_each_a_painting_against_each_b_painting_from_the_same_renders(film, full_reward_env_url, tmp_path):
+    """The film's step 1 against step 4, matched pairs then all pairs into one folder: all pairs judge the same
+    paintings, their diagonal is the matched comparisons, and each of step 1's three paintings that failed the gate
+    loses to each of step 4's four."""
+    out, flags = tmp_path / "eval", ("--env-url", full_reward_env_url, "--samples", "4", "--judge", "offline", "--quiet")
+    matched = watercolour("eval", "--a", f"{film}@1", "--b", f"{film}@4", "--out", str(out), *flags)
+    first = read_evaluation(out)
+    painted = {p.png: (out / p.png).read_bytes() for row in first.rows for p in row.a + row.b if p.png}
+    crossed = watercolour("eval", "--a", f"{film}@1", "--b", f"{film}@4", "--out", str(out), "--pairs", "all", *flags)
+    assert matched.returncode == crossed.returncode == 0, matched.stderr + crossed.stderr
+    evaluation = read_evaluation(out)
+    [row], match = evaluation.rows, evaluation.head_to_head
+    assert evaluation.pairs == "all"
+    assert [(m.sample, m.b_sample) for m in row.matches] == [(i, j) for i in range(4) for j in range(4)]
+    assert [m for m in row.matches if m.sample == m.b_sample] == first.rows[0].matches
+    assert {p.png: (out / p.png).read_bytes() for p in row.a + row.b if p.png} == painted
+    failed = [p.sample for p in row.a if p.status == "failed"]
+    assert len(failed) == 3 and all(m.outcome == "win" for m in row.matches if m.sample in failed)
+    assert match.wins + match.losses + match.ties == 16 and match.win_rate.n == 16
+    assert "B against A (all pairs): win rate" in crossed.stdout and "(matched pairs)" in matched.stdout

@@ -99,7 +99,7 @@ def test_a_rerun_evaluates_nothing(drawn, full_reward_env_url, subjects):
     assert again.stdout.count("already on the curve") == 2 and curve_path(drawn.run).read_bytes() == before
 
 
-@pytest.mark.parametrize("problem", ["no run.json", "no checkpoint", "no such checkpoint", "measured otherwise"])
+@pytest.mark.parametrize("problem", ["no run.json", "no checkpoint", "no such checkpoint", "measured otherwise", "other pairs"])
 def test_what_cannot_be_drawn_is_one_line_and_exit_2(problem, drawn, full_reward_env_url, subjects, tmp_path):
     run, flags = tmp_path / "run", []
     if problem == "no run.json":
@@ -107,10 +107,11 @@ def test_what_cannot_be_drawn_is_one_line_and_exit_2(problem, drawn, full_reward
     if problem == "no checkpoint":
         run.mkdir()
         shutil.copy(drawn.run / "run.json", run)
-    if problem in ("no such checkpoint", "measured otherwise"):
+    if problem in ("no such checkpoint", "measured otherwise", "other pairs"):
         shutil.copytree(drawn.run, run)
         shutil.copytree(run / "checkpoints" / "checkpoint-2", run / "checkpoints" / "checkpoint-3")  # not on the curve
-        flags = ["--checkpoint", "checkpoint-9"] if problem == "no such checkpoint" else ["--samples", "2"]
+        asked = {"no such checkpoint": ["--checkpoint", "checkpoint-9"], "measured otherwise": ["--samples", "2"]}
+        flags = asked.get(problem, ["--pairs", "all"])
     before = curve_path(run).read_bytes() if curve_path(run).exists() else None
     done = draw(run, full_reward_env_url, subjects, *flags)
     after = curve_path(run).read_bytes() if curve_path(run).exists() else None
@@ -121,6 +122,7 @@ def test_what_cannot_be_drawn_is_one_line_and_exit_2(problem, drawn, full_reward
         "no checkpoint": "no saved checkpoint in checkpoints/",
         "no such checkpoint": "no saved checkpoint checkpoint-9",
         "measured otherwise": "(samples differ): start a new curve",
+        "other pairs": "(pairs differ): start a new curve",
     }[problem]
     assert expected in lines[0]
     assert after == before and not (run / "curve" / "checkpoint-3").exists()  # refused before any evaluation

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from watercolour_shared.judge.verdict import Verdict
 
@@ -26,6 +26,11 @@ def replies_file(folder: Path, label: str) -> Path:
 
 
 Outcome = Literal["win", "loss", "tie", "left-out"]  # for B, against A
+# Which of a subject's paintings are judged against which (docs/evaluation.md, "Pairs"): A's sample k against B's
+# sample k, or every A painting against every B painting of the subject.
+Pairs = Literal["matched", "all"]
+PAIRS: tuple[str, ...] = get_args(Pairs)
+DEFAULT_PAIRS: Pairs = "matched"  # all pairs cost S times the judge calls, which cost money on the HF router
 
 
 class Interval(BaseModel):
@@ -57,13 +62,22 @@ class Painting(BaseModel):
 
 
 class Match(BaseModel):
-    """A's and B's paintings of one subject and sample, judged in both orders."""
+    """One comparison: A's painting of a subject (`sample`) against B's (`b_sample`), judged in both orders. Under
+    matched pairs B's is the same sample; under all pairs any of B's samples of that subject."""
 
     sample: int
+    b_sample: int = Field(description="B's sample this was judged against; a file from before all pairs has none: A's")
     outcome: Outcome
     why: str
     a_first: Verdict | None = None  # A shown as painting A
     b_first: Verdict | None = None  # B shown as painting A
+
+    @model_validator(mode="before")
+    @classmethod
+    def _matched_when_unsaid(cls, data):
+        if isinstance(data, dict) and "b_sample" not in data:
+            return {**data, "b_sample": data.get("sample")}
+        return data
 
 
 class SubjectRow(BaseModel):
@@ -92,7 +106,8 @@ class PolicySummary(BaseModel):
 
 
 class HeadToHead(BaseModel):
-    """B against A: a win is 1, a tie 0.5, a loss 0; left-out comparisons (no answer) count in none."""
+    """B against A: a win is 1, a tie 0.5, a loss 0; left-out comparisons (no answer) count in none. The counts are
+    comparisons (`Match`es): one per sample under matched pairs, one per A sample and B sample under all pairs."""
 
     win_rate: Interval
     wins: int
@@ -109,6 +124,7 @@ class Evaluation(BaseModel):
     subjects: SubjectSetInfo
     samples: int
     seed: int
+    pairs: Pairs = Field(DEFAULT_PAIRS, description="which paintings were compared; a file from before it: matched")
     judge: str
     training_judge: str | None = Field(None, description="the judge that trained B, when its run recorded one")
     same_judge: bool | None

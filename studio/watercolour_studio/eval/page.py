@@ -16,6 +16,10 @@ PAGE = "index.html"
 LABELS = ("A", "B")
 DASH = "—"
 OUTCOME_TEXT = {"win": "B wins", "loss": "B loses", "tie": "tie", "left-out": "left out"}
+PAIRS_TEXT = {  # what one comparison is, under each way of pairing a subject's paintings
+    "matched": "matched: A's sample k against B's sample k, one comparison a sample",
+    "all": "all: every A painting against every B painting of the subject, samples x samples comparisons",
+}
 
 CSS = """
 :root {
@@ -170,6 +174,7 @@ def _facts(evaluation: Evaluation) -> str:
          f'sha256 <code class="subject-sha">{_e(subjects.sha256[:12])}</code>'),
         ("samples per subject", f'<span class="samples">{evaluation.samples}</span>'),
         ("seed", f'<span class="seed">{evaluation.seed}</span>'),
+        ("pairs", f'<span class="pairs" data-pairs="{_e(evaluation.pairs)}">{_e(PAIRS_TEXT[evaluation.pairs])}</span>'),
         ("judge", f'<span class="judge">{_e(evaluation.judge)}</span>'),
         ("same judge as B's training",
          f'<span class="same-judge" data-same-judge="{same_attr}">{_e(same_text)}</span>'),
@@ -185,7 +190,7 @@ def _head_to_head(evaluation: Evaluation) -> str:
     better = "B is better: the interval lies above 50%" if match.better else "B is not shown better"
     ratio = DASH if evaluation.diversity_ratio is None else f"{evaluation.diversity_ratio:.2f}"
     rows = [
-        ("wins / losses / ties / left out",
+        ("comparisons won / lost / tied / left out",
          f'<span class="wins">{match.wins}</span> / <span class="losses">{match.losses}</span> / '
          f'<span class="ties">{match.ties}</span> / <span class="left-out">{match.left_out}</span>'),
         ("tie share", f'<span class="tie-share">{_pct(match.tie_share)}</span>'),
@@ -290,13 +295,14 @@ def _painting(painting: Painting) -> str:
 
 
 def _match(match: Match) -> str:
+    pair = f"sample {match.sample}" if match.b_sample == match.sample else f"A sample {match.sample} vs B sample {match.b_sample}"
     verdicts = "".join(
         _verdict(order, shown_first, verdict)
         for order, shown_first, verdict in (("a_first", "A", match.a_first), ("b_first", "B", match.b_first))
     )
     return (
-        f'<li class="match" data-sample="{match.sample}" data-outcome="{_e(match.outcome)}">'
-        f'sample {match.sample}: <span class="outcome" data-outcome="{_e(match.outcome)}">'
+        f'<li class="match" data-sample="{match.sample}" data-b-sample="{match.b_sample}" data-outcome="{_e(match.outcome)}">'
+        f'<span class="pair">{pair}</span>: <span class="outcome" data-outcome="{_e(match.outcome)}">'
         f"{_e(OUTCOME_TEXT.get(match.outcome, match.outcome))}</span>"
         f'<span class="why">{_e(match.why)}</span><div class="verdicts">{verdicts}</div></li>'
     )

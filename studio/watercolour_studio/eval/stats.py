@@ -1,8 +1,11 @@
 """Means with 95% intervals from a bootstrap over subjects.
 
 A policy's samples of one subject share its difficulty, so they are not independent draws: resampling
-whole subjects (not paintings) keeps that, and the interval widens when subjects disagree. The
-bootstrap's own seed is fixed, so the same measurements always give the same interval.
+whole subjects (not paintings) keeps that, and the interval widens when subjects disagree. The same holds
+for the head-to-head under all pairs, where each painting is in S of its subject's S x S comparisons: those
+are correlated, and resampling whole subjects keeps them together, so more comparisons narrow the interval
+only as far as they make each subject's mean surer, never by counting a painting S times as independent.
+The bootstrap's own seed is fixed, so the same measurements always give the same interval.
 """
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ def _term(answered: list[list[Painting]], term: str) -> Interval:
 
 
 def head_to_head(rows: list[SubjectRow]) -> HeadToHead:
+    """The counts are comparisons (matched or all pairs); a subject's scores are all of its comparisons, and the
+    interval resamples subjects (stats.py), so comparisons that share a painting are never taken as independent."""
     outcomes = Counter(match.outcome for row in rows for match in row.matches)
     decided = [[SCORES[m.outcome] for m in row.matches if m.outcome in SCORES] for row in rows]
     win_rate = subject_interval(decided)
