@@ -94,8 +94,8 @@ def refuse_unlike(
     curve: Curve | None, *, baseline: str, subjects: SubjectSetInfo, samples: int, seed: int, judge: str, pairs: Pairs
 ) -> None:
     """ValueError, naming what differs, when the run has a curve and it is not measured this way (so a command can
-    refuse before it spends an evaluation on a point the curve would not take). Pairs too: all pairs narrow the
-    interval, so a curve of both would draw points of unlike certainty as alike."""
+    refuse before it spends an evaluation on a point the curve would not take). Pairs too: the two modes
+    measure a point's win rate from different comparisons, so a curve of both would draw unlike points as alike."""
     measured = {"baseline": baseline, "subjects": subjects, "samples": samples, "seed": seed, "judge": judge, "pairs": pairs}
     differs = [name for name, value in measured.items() if curve is not None and getattr(curve, name) != value]
     if differs:

@@ -46,8 +46,8 @@ def add_measure_arguments(parser: argparse.ArgumentParser, sampled_as: str) -> N
         choices=PAIRS,
         default=DEFAULT_PAIRS,
         help="which paintings of a subject the judge compares: matched (A's sample k against B's sample k) or all (every "
-        "A painting against every B painting: a narrower interval from the same paintings, at SAMPLES times the judge "
-        "calls, which cost money on the HF router)",
+        "A painting against every B painting: a win rate that does not hang on which samples met, from the same "
+        "paintings, for SAMPLES times the judge calls, which cost money on the HF router)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_judge_arguments(parser)
