@@ -14,6 +14,14 @@ row, so they paint the same subject with the same seed, and the group's rewards 
 The model may paint more than once; the last painting counts, and the tool's answer tells the gate's verdict,
 never the reward (services/env/watercolour_env/tool_env.py gives the rules).
 
+With revisions (docs/revisions.md) the model paints, reads a critique of its painting and paints again, `--revisions`
+times; a vision-language policy also sees the painting, 256 x 256 (`--images`: TRL loads the model's processor and
+hands it the picture: 64 image tokens for Qwen3.5, the critique about 150 more). The episode's reward is its last
+painting's. `--max_completion_length` must hold every turn; TRL drops a tool answer that would overflow it:
+
+    python examples/trl_grpo.py --model_name_or_path Qwen/Qwen3.5-2B --env_url http://localhost:8000 \\
+        --output_dir runs/my-revisions --revisions 1 --images --max_completion_length 4096
+
 Every GRPOConfig field is a flag too (`--learning_rate`, `--num_generations`, ...), read by TRL's own parser;
 `--config my.yaml` reads them from a file, as TRL's scripts do.
 """
@@ -35,11 +43,12 @@ from watercolour_shared.subjects import DEFAULT_SUBJECT
 class ScriptArguments:
     model_name_or_path: str = field(
         default="Qwen/Qwen3-0.6B",
-        # --model: this script's name for it before TRL's, still read until 2027-03-01.
-        metadata={"help": "the policy: a Hub id or a local folder", "aliases": ["--model"]},
+        metadata={"help": "the policy: a Hub id or a local folder"},
     )
     env_url: str = field(default="http://localhost:8000", metadata={"help": "a running watercolour environment"})
     subjects: list[str] = field(default_factory=lambda: [DEFAULT_SUBJECT], metadata={"help": "what to paint, in turn"})
+    revisions: int = field(default=0, metadata={"help": "paintings after the first, each after a critique of the last"})
+    images: bool = field(default=False, metadata={"help": "with revisions, the critique comes with the painting (a VLM's)"})
 
 
 def main() -> None:
@@ -51,7 +60,9 @@ def main() -> None:
         model=script.model_name_or_path,
         args=config,
         train_dataset=Dataset.from_dict(rows),
-        environment_factory=partial(WatercolourToolEnv, base_url=script.env_url),
+        environment_factory=partial(
+            WatercolourToolEnv, base_url=script.env_url, revisions=script.revisions, images=script.images
+        ),
     )
     trainer.train()
     trainer.save_model(config.output_dir)
