@@ -105,6 +105,9 @@ def main() -> None:
     parser.add_argument("--assets", help="node_modules holding p5 and p5.brush (default: the project's)")
     parser.add_argument("--redis-url", help="the real environments' and the scorer's Redis (default: theirs)")
     parser.add_argument("--sketch-seed", type=int, default=0, help="step s, rollout i paints the sketch of seed + 1000 s + i")
+    parser.add_argument("--random-completions", action="store_true", help="no decoding: each rollout is --tokens random "
+                        "ids drawn at once (none special, no EOS), so a step measures the training side alone (its time "
+                        "and peak memory); generation_s is then the draw, not a generation")  # fmt: skip
     parser.add_argument("--out")
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -151,6 +154,8 @@ def run(args, options, envs: list[str], environments: StepEnvironments, device: 
     replicas = EnvReplicas(options.env_url)
     weights = options.mix_weights()
     trainer = build_trainer(options, run, model, tokenizer, replicas)
+    if args.random_completions:
+        draw_random_completions(trainer, args.tokens, model.config.text_config.vocab_size)
     memory = PeakMemory()
     trainer.add_callback(memory)
     trainer.add_callback(environments.callback())
@@ -167,6 +172,7 @@ def run(args, options, envs: list[str], environments: StepEnvironments, device: 
             "compiled_generation": options.compiled_generation,
             "merged_lora_generation": options.merged_lora_generation,
             "decode_experts": options.decode_experts,
+            "random_completions": args.random_completions,
             "prompts_per_step": options.prompts_per_step,
             "num_generations": options.num_generations,
             "per_device_batch_size": options.per_device_train_batch_size,
@@ -194,6 +200,16 @@ def run(args, options, envs: list[str], environments: StepEnvironments, device: 
     print(text, flush=True)
     if args.out:
         Path(args.out).write_text(text + "\n")
+
+
+def draw_random_completions(trainer, tokens: int, vocab_size: int) -> None:
+    """In place of TRL 1.16's `_generate_single_turn` (and the merged-LoRA, compiled generation around it): `tokens`
+    random ids for each rollout, none of them special, as the forced full-length completions of random weights are."""
+
+    def draw(prompt_ids, *args, **kwargs):
+        return [torch.randint(len(SPECIAL_TOKENS), vocab_size, (tokens,)).tolist() for _ in prompt_ids], None
+
+    trainer._generate_single_turn = draw
 
 
 class Progress(TrainerCallback):
