@@ -31,3 +31,25 @@ def subject_of(prompt: str) -> str | None:
 def chat_messages(subject: str) -> list[dict[str, str]]:
     """The conversation a policy answers: system prompt, then the request for one painting."""
     return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": user_prompt(subject)}]
+
+
+def revision_request(critique: str, revisions_left: int) -> str:
+    """The user turn after a painting of an episode with revisions (docs/revisions.md), for a policy that answers in
+    text: the environment's critique of the painting, as WatercolourToolEnv hands it to a tool-calling policy, then
+    the ask to paint it again. Every painting is a whole sketch, answered as the system prompt asks."""
+    return (
+        f"{critique}\n\nRevisions left: {revisions_left}. Paint it again: answer with the whole revised sketch. "
+        "Your last painting is the one judged."
+    )
+
+
+def revision_messages(subject: str, turns: list[tuple[str, str, int]]) -> list[dict[str, str]]:
+    """The conversation a policy answers to revise: `chat_messages(subject)`, then for each earlier painting the reply
+    the policy wrote (the assistant's turn, as written) and the critique of it with the revisions left (the user's)."""
+    messages = chat_messages(subject)
+    for reply, critique, revisions_left in turns:
+        messages += [
+            {"role": "assistant", "content": reply},
+            {"role": "user", "content": revision_request(critique, revisions_left)},
+        ]
+    return messages

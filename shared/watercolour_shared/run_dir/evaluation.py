@@ -1,4 +1,5 @@
-"""`eval.json`: what `watercolour eval` measured, policy against policy (docs/run-directory.md, "Evaluations").
+"""`eval.json`: what `watercolour eval` measured, policy against policy (docs/run-directory.md, "Evaluations"; version 2,
+revisions: docs/evaluation.md, "Revisions").
 
 One model, one writer (`write_evaluation`) and one reader (`read_evaluation`): the eval command writes it,
 its page and `check-run` read it. Paths inside it are relative to the eval folder that holds it.
@@ -10,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from watercolour_shared.judge.verdict import Verdict
 
@@ -18,11 +19,28 @@ EVALUATION = "eval.json"
 # An eval of a run's weights lands in the run directory under this folder by default.
 EVAL_DIR = "eval"
 EVALUATION_VERSION = 1
+# Version 2 adds revisions (docs/evaluation.md, "Revisions"): `revisions`, `revision_gain` and each row's `turns` and
+# `gain`. An eval without revisions is written as version 1, field for field as before (its new fields left out).
+REVISIONS_VERSION = 2
 
 
 def replies_file(folder: Path, label: str) -> Path:
     """Where one policy's replies are kept as they are written (a rerun into the folder writes only the missing)."""
     return Path(folder) / f"replies-{label}.jsonl"
+
+
+def revisions_file(folder: Path, label: str) -> Path:
+    """Where one policy's revisions are kept as they are written: each row its subject, sample, seed, `turn` (1 for
+    the first revision) and `asked` (the SHA-256 of the conversation it answered, so a changed critique asks again)."""
+    return Path(folder) / f"replies-{label}-revisions.jsonl"
+
+
+def _unset_left_out(dumped: dict, defaults: dict) -> dict:
+    """A dump without the fields at their defaults: what revisions add is absent from an eval without them."""
+    for name, default in defaults.items():
+        if dumped.get(name) == default:
+            dumped.pop(name)
+    return dumped
 
 
 Outcome = Literal["win", "loss", "tie", "left-out"]  # for B, against A
@@ -61,6 +79,18 @@ class Painting(BaseModel):
     failure: str | None = Field(None, description="why no answer came (infrastructure), if none did")
 
 
+class Turn(Painting):
+    """One painting of a revision chain (an eval with `--revisions N`): `turn` 0 is the first reply, 1 to N each
+    revision, painted in one episode of the environment after reading the critique of the painting before it. The
+    reward's terms are the environment's on the last turn only (mid-episode it tells no score); a turn's `failure` is
+    why its render was lost, and why an episode was dropped is its last painting's (the row's `a` or `b`)."""
+
+    turn: int
+    critique: str | None = Field(None, description="the environment's critique of the painting; the last is read by no policy")
+    critique_source: str | None = Field(None, description="rules, or vlm (the environment's critic)")
+    critique_version: str | None = Field(None, description="which critique text made it")
+
+
 class Match(BaseModel):
     """One comparison: A's painting of a subject (`sample`) against B's (`b_sample`), judged in both orders. Under
     matched pairs B's is the same sample; under all pairs any of B's samples of that subject."""
@@ -87,6 +117,19 @@ class SubjectRow(BaseModel):
     matches: list[Match]
     diversity: dict[str, float | None] = Field({}, description="per policy label: mean distance between its paintings")
     distinct_code: dict[str, float | None] = Field({}, description="per policy label: share of distinct brush-call sequences")
+    # Version 2, an eval with revisions only: `a` and `b` are then each episode's last painting.
+    turns: dict[str, list[list[Turn]]] = Field(
+        {}, description="per policy label, per sample: every painting of its episode, first to last"
+    )
+    gain: dict[str, list[Match]] = Field(
+        {},
+        description="per policy label: each episode's last painting (as B) against its own first (as A), judged in "
+        "both orders; `sample` and `b_sample` are the episode's sample",
+    )
+
+    @model_serializer(mode="wrap")
+    def _revisions_when_set(self, handler: SerializerFunctionWrapHandler) -> dict:
+        return _unset_left_out(handler(self), {"turns": {}, "gain": {}})
 
 
 class PolicySummary(BaseModel):
@@ -138,6 +181,21 @@ class Evaluation(BaseModel):
         "the painting phase whole (both overlap), judging",
     )
     rows: list[SubjectRow]
+    revisions: int = Field(0, description="version 2: paintings after the first in each episode, each after a critique")
+    revision_gain: dict[str, HeadToHead] = Field(
+        {}, description="version 2, per policy label: its last paintings' win rate against its own first paintings"
+    )
+
+    @model_validator(mode="after")
+    def _versioned(self):
+        if self.revisions and self.version < REVISIONS_VERSION:
+            self.version = REVISIONS_VERSION
+        return self
+
+    @model_serializer(mode="wrap")
+    def _revisions_when_set(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """An eval without revisions is written as it was before them (version 1)."""
+        return _unset_left_out(handler(self), {"revisions": 0, "revision_gain": {}})
 
 
 def write_evaluation(folder: Path, evaluation: Evaluation) -> Path:

@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from watercolour_shared.run_dir.evaluation import DEFAULT_PAIRS, EVAL_DIR, PAIRS
+from watercolour_shared.render_wire import MAX_REVISIONS
+from watercolour_shared.run_dir.evaluation import DEFAULT_PAIRS, EVAL_DIR, PAIRS, HeadToHead
 from watercolour_shared.run_dir.layout import PLAN
 from watercolour_shared.sampling import add_sampling_arguments, flags_of
 from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, SubjectSet, load_subjects
@@ -29,6 +30,13 @@ def add_eval_command(commands) -> None:
         "--out", type=Path, help="the eval folder (eval.json, index.html, the paintings); default: B's run's eval/"
     )
     parser.add_argument("--expect-better", action="store_true", help="exit 1 unless B's win rate interval clears 50%%")
+    parser.add_argument(
+        "--revisions",
+        type=revision_count,
+        default=0,
+        help="paint each sample as an episode of N revisions, each after the environment's critique, and measure each "
+        "policy's last painting against its first (needs the environment's client, watercolour-env); default 0",
+    )
     add_measure_arguments(parser, "as the run sampled (a run directory's run.json: B's, or A's)")
     parser.set_defaults(run=_eval)
 
@@ -65,6 +73,12 @@ def sample_count(text: str) -> int:
     return int(text)
 
 
+def revision_count(text: str) -> int:
+    if not 0 <= int(text) <= MAX_REVISIONS:
+        raise argparse.ArgumentTypeError(f"revisions are from 0 to {MAX_REVISIONS}")
+    return int(text)
+
+
 def _film_subjects(films: list[FilmPolicy], chosen: Path | None) -> SubjectSet:
     """A run's paintings are of the subjects it trained on: the ones every film painted, in the first one's order."""
     if chosen is not None:
@@ -93,6 +107,8 @@ def _eval(args: argparse.Namespace) -> int:
             print(f"watercolour eval: {note}", file=sys.stderr)
         policies = {label: open_policy(spec, samplings[label], args.base_model, token) for label, spec in specs.items()}
         films = [policy for policy in policies.values() if isinstance(policy, FilmPolicy)]
+        if films and args.revisions:
+            raise PolicyError("--revisions needs policies that write: a run's paintings (RUN_DIR@STEPS) cannot revise")
         if films:
             subjects = _film_subjects(films, args.subjects)
         else:
@@ -101,17 +117,20 @@ def _eval(args: argparse.Namespace) -> int:
         plan = EvalPlan(
             policies, subjects, args.samples, args.seed, args.env_url, judge, args.out, token, not args.quiet, pairs=args.pairs
         )
-        plan.held_out = not films
+        plan.held_out, plan.revisions = not films, args.revisions
         evaluation = run(plan)
     except (SubjectsError, PolicyError, EvalError) as error:
         print(f"watercolour eval: {error}", file=sys.stderr)
         return EXIT_ERROR
     match = evaluation.head_to_head
-    rate = match.win_rate
-    interval = f"[{rate.low:.0%}, {rate.high:.0%}]" if rate.low is not None else "[no interval]"
-    shown = f"{rate.mean:.0%} {interval}" if rate.mean is not None else "none (nothing compared)"
-    counts = f"{match.wins} won, {match.losses} lost, {match.ties} tied, {match.left_out} left out"
-    print(f"B against A ({evaluation.pairs} pairs): win rate {shown}, {counts}")
+    if evaluation.revisions:
+        turns = f"{evaluation.revisions} revision{'s' if evaluation.revisions > 1 else ''}"
+        print(f"revision gain ({turns}; each episode's last painting against its own first):")
+        for label, gain in evaluation.revision_gain.items():
+            print(f"  {label}: {_rate(gain)}")
+        print(f"B against A ({evaluation.pairs} pairs, last paintings): {_rate(match)}")
+    else:
+        print(f"B against A ({evaluation.pairs} pairs): {_rate(match)}")
     for label, summary in evaluation.policies.items():
         print(f"{label}: {summary.paintings} paintings scored, {summary.unavailable} left out (no answer, never scored)")
     if evaluation.diversity_ratio is not None:
@@ -120,3 +139,11 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"warning: {warning}")
     print(f"written to {args.out / 'index.html'}")
     return EXIT_FAILED if args.expect_better and not match.better else EXIT_OK
+
+
+def _rate(match: HeadToHead) -> str:
+    rate = match.win_rate
+    interval = f"[{rate.low:.0%}, {rate.high:.0%}]" if rate.low is not None else "[no interval]"
+    shown = f"{rate.mean:.0%} {interval}" if rate.mean is not None else "none (nothing compared)"
+    counts = f"{match.wins} won, {match.losses} lost, {match.ties} tied, {match.left_out} left out"
+    return f"win rate {shown}, {counts}"

@@ -9,13 +9,14 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-from watercolour_shared.run_dir.evaluation import Evaluation, Interval, Match, Painting, PolicySummary, SubjectRow
+from watercolour_shared.run_dir.evaluation import Evaluation, Interval, Match, Painting, PolicySummary, SubjectRow, Turn
 from watercolour_shared.run_dir.writer import atomic_write
 
 PAGE = "index.html"
 LABELS = ("A", "B")
 DASH = "—"
 OUTCOME_TEXT = {"win": "B wins", "loss": "B loses", "tie": "tie", "left-out": "left out"}
+GAIN_TEXT = {"win": "the revision wins", "loss": "the revision loses", "tie": "tie", "left-out": "left out"}
 PAIRS_TEXT = {  # what one comparison is, under each way of pairing a subject's paintings
     "matched": "matched: A's sample k against B's sample k, one comparison a sample",
     "all": "all: every A painting against every B painting of the subject, samples x samples comparisons",
@@ -87,6 +88,13 @@ li.match { border-top: 1px dashed var(--line); padding: 0.5rem 0; }
 .verdict { font-size: 0.88rem; }
 .verdict .reason { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.2rem 0 0; }
 """
+# Added to the page of an eval with revisions only, so a page without them is the page it was.
+REVISIONS_CSS = """
+.chains { margin-top: 0.8rem; }
+.chain { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: flex-start; margin: 0.4rem 0; }
+.chain .critique { font-size: 0.78rem; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3rem 0 0; }
+.gain-rates { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0; }
+"""
 
 
 def write_page(folder: Path, evaluation: Evaluation) -> Path:
@@ -106,16 +114,18 @@ def render_page(evaluation: Evaluation) -> str:
             _facts(evaluation),
             _head_to_head(evaluation),
             "</div>",
+            *([_revision_gain(evaluation)] if evaluation.revisions else []),
             _policies(evaluation.policies),
             '<h2 class="subjects-title">Subjects</h2>',
             *(_subject(row, evaluation.policies) for row in evaluation.rows),
             "</main>",
         ]
     )
+    css = CSS + REVISIONS_CSS if evaluation.revisions else CSS
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<title>{_e(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
 
 
@@ -186,7 +196,6 @@ def _facts(evaluation: Evaluation) -> str:
 def _head_to_head(evaluation: Evaluation) -> str:
     match = evaluation.head_to_head
     rate = match.win_rate
-    interval = f"[{_pct(rate.low)}, {_pct(rate.high)}]" if rate.low is not None and rate.high is not None else ""
     better = "B is better: the interval lies above 50%" if match.better else "B is not shown better"
     ratio = DASH if evaluation.diversity_ratio is None else f"{evaluation.diversity_ratio:.2f}"
     rows = [
@@ -197,12 +206,39 @@ def _head_to_head(evaluation: Evaluation) -> str:
         ("diversity ratio (B / A)", f'<span class="diversity-ratio">{ratio}</span>'),
     ]  # fmt: skip
     items = "".join(f"<dt>{_e(name)}</dt><dd>{value}</dd>" for name, value in rows)
+    of_what = ", last paintings" if evaluation.revisions else ""
     return (
-        '<div class="card head-to-head"><h2>Head to head: B\'s win rate against A</h2>'
-        f'<div><span class="win-rate">{_pct(rate.mean)}</span> '
-        f'<span class="win-rate-interval">{interval}</span> <span class="muted">(95%, n={rate.n})</span></div>'
+        f'<div class="card head-to-head"><h2>Head to head: B\'s win rate against A{of_what}</h2>'
+        f"{_rate(rate)}"
         f'<p class="better" data-better="{str(match.better).lower()}">{_e(better)}</p>'
         f'<dl class="facts">{items}</dl></div>'
+    )
+
+
+def _rate(rate: Interval) -> str:
+    interval = f"[{_pct(rate.low)}, {_pct(rate.high)}]" if rate.low is not None and rate.high is not None else ""
+    return (
+        f'<div><span class="win-rate">{_pct(rate.mean)}</span> '
+        f'<span class="win-rate-interval">{interval}</span> <span class="muted">(95%, n={rate.n})</span></div>'
+    )
+
+
+def _revision_gain(evaluation: Evaluation) -> str:
+    """Each policy's last paintings against its own first: the win rate of revising, beside B against A."""
+    cards = []
+    for label, gain in evaluation.revision_gain.items():
+        shown = "revising made it better: the interval lies above 50%" if gain.better else "not shown better by revising"
+        counts = f"{gain.wins} won, {gain.losses} lost, {gain.ties} tied, {gain.left_out} left out"
+        cards.append(
+            f'<div class="gain" data-policy="{_e(label)}"><h3>{_e(label)}: last painting against its first</h3>'
+            f'{_rate(gain.win_rate)}<p class="better" data-better="{str(gain.better).lower()}">{_e(shown)}</p>'
+            f'<p class="gain-counts muted">{_e(counts)}, tie share {_pct(gain.tie_share)}</p></div>'
+        )
+    plural = "s" if evaluation.revisions > 1 else ""
+    return (
+        f'<div class="card revision-gain" data-revisions="{evaluation.revisions}"><h2>Revision gain: '
+        f"{evaluation.revisions} revision{plural}, each after the environment's critique</h2>"
+        f'<div class="sides">{"".join(cards)}</div></div>'
     )
 
 
@@ -263,8 +299,30 @@ def _subject(row: SubjectRow, policies: dict[str, PolicySummary]) -> str:
     return (
         f'<section class="subject" data-subject="{_e(row.subject)}"><h2 class="subject-name">{_e(row.subject)}</h2>'
         f'<div class="spread">{spread}</div><div class="sides">{sides}</div>'
-        f'<ol class="matches">{matches}</ol></section>'
+        f'<ol class="matches">{matches}</ol>{_chains(row) if row.turns else ""}</section>'
     )
+
+
+def _chains(row: SubjectRow) -> str:
+    """Each policy's episodes: every turn's painting and the critique it read, then its last against its first."""
+    sides = []
+    for label in [label for label in LABELS if label in row.turns]:
+        chains = "".join(
+            f'<div class="chain" data-sample="{sample}">{"".join(_turn(turn) for turn in turns) or DASH}</div>'
+            for sample, turns in enumerate(row.turns[label])
+        )
+        gains = "".join(_match(match, ("first", "last")) for match in row.gain.get(label, []))
+        sides.append(
+            f'<div class="side chains" data-policy="{label}"><h3>{label}: each episode, first painting to last</h3>'
+            f'{chains}<ol class="matches gain-matches">{gains}</ol></div>'
+        )
+    return f'<div class="sides revisions">{"".join(sides)}</div>'
+
+
+def _turn(turn: Turn) -> str:
+    critique = f'<p class="critique">{_e(turn.critique)}</p>' if turn.critique else ""
+    figure = _painting(turn).replace('<figure class="painting"', f'<figure class="painting turn" data-turn="{turn.turn}"', 1)
+    return figure.replace("</figcaption>", f"{critique}</figcaption>", 1)
 
 
 def _painting(painting: Painting) -> str:
@@ -284,6 +342,8 @@ def _painting(painting: Painting) -> str:
     terms = ", ".join(f"{_e(name)} {_num(value)}" for name, value in painting.reward.items())
     code = f' · <a class="code" href="{_src(painting.js)}">code</a>' if painting.js else ""
     caption = f"sample {painting.sample} · seed {painting.seed} · {status}{code}"
+    if isinstance(painting, Turn):
+        caption = f"turn {painting.turn} · {caption}"
     if terms:
         caption += f'<div class="terms">{terms}</div>'
     if painting.png:
@@ -294,29 +354,42 @@ def _painting(painting: Painting) -> str:
     )
 
 
-def _match(match: Match) -> str:
+def _match(match: Match, sides: tuple[str, str] = ("A", "B")) -> str:
+    """`sides`: what A and B are in this comparison: the policies, or an episode's first painting and its last."""
     pair = f"sample {match.sample}" if match.b_sample == match.sample else f"A sample {match.sample} vs B sample {match.b_sample}"
     verdicts = "".join(
-        _verdict(order, shown_first, verdict)
+        _verdict(order, shown_first, verdict, sides)
         for order, shown_first, verdict in (("a_first", "A", match.a_first), ("b_first", "B", match.b_first))
     )
+    outcome = OUTCOME_TEXT.get(match.outcome, match.outcome)
+    if sides != ("A", "B"):
+        outcome = GAIN_TEXT.get(match.outcome, match.outcome)
     return (
         f'<li class="match" data-sample="{match.sample}" data-b-sample="{match.b_sample}" data-outcome="{_e(match.outcome)}">'
         f'<span class="pair">{pair}</span>: <span class="outcome" data-outcome="{_e(match.outcome)}">'
-        f"{_e(OUTCOME_TEXT.get(match.outcome, match.outcome))}</span>"
-        f'<span class="why">{_e(match.why)}</span><div class="verdicts">{verdicts}</div></li>'
+        f"{_e(outcome)}</span>"
+        f'<span class="why">{_e(_said(match.why, sides))}</span><div class="verdicts">{verdicts}</div></li>'
     )
 
 
-def _verdict(order: str, shown_first: str, verdict) -> str:
-    heading = f"{shown_first} shown first"
+def _said(why: str, sides: tuple[str, str]) -> str:
+    """A match's reason in the words of its sides ("B preferred in both orders" -> "last preferred ...")."""
+    if sides == ("A", "B"):
+        return why
+    return why.replace("A preferred", f"{sides[0]} preferred").replace("B preferred", f"{sides[1]} preferred")
+
+
+def _verdict(order: str, shown_first: str, verdict, sides: tuple[str, str] = ("A", "B")) -> str:
+    named = dict(zip(("A", "B"), sides, strict=True))
+    heading = f"{named[shown_first]} shown first"
     if verdict is None:
-        return f'<div class="verdict" data-order="{order}"><strong>{heading}</strong>: no verdict</div>'
+        return f'<div class="verdict" data-order="{order}"><strong>{_e(heading)}</strong>: no verdict</div>'
     # Painting A is the one shown first: with B shown first, "A" is policy B's painting.
     other = "B" if shown_first == "A" else "A"
     policy = shown_first if verdict.winner == "A" else other
+    winner = f"policy {policy}" if sides == ("A", "B") else f"the {named[policy]} painting"
     return (
-        f'<div class="verdict" data-order="{order}" data-winner="{policy}"><strong>{heading}</strong>: '
-        f'picked painting {_e(verdict.winner)} (<span class="winner">policy {policy}</span>)'
+        f'<div class="verdict" data-order="{order}" data-winner="{policy}"><strong>{_e(heading)}</strong>: '
+        f'picked painting {_e(verdict.winner)} (<span class="winner">{_e(winner)}</span>)'
         f'<p class="reason">{_e(verdict.reason)}</p></div>'
     )

@@ -18,13 +18,13 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from watercolour_shared.env_client import EnvHttpClient
-from watercolour_shared.render_wire import MAX_REPLY_CHARS, EpisodeOptions, Evaluation
+from watercolour_shared.render_wire import MAX_REPLY_CHARS, EpisodeOptions, Evaluation, RenderResult, RewardBreakdown
 from watercolour_shared.reward import MIX_TERMS, MixWeights
 from watercolour_shared.run_dir.evaluation import Painting
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
@@ -50,17 +50,19 @@ def subject_folder(subject_index: int, subject: str) -> str:
 
 
 class Replies:
-    """One policy's replies, keyed by (subject, sample, seed), kept in a JSON-lines file as they come."""
+    """One policy's replies, kept in a JSON-lines file as they come, each keyed by its row's `key` fields: (subject,
+    sample, seed) for first replies; revisions add their turn and the digest of the conversation they answered."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, key: tuple[str, ...] = ("subject", "sample", "seed")):
         self.path = path
-        self.known: dict[tuple[str, int, int], str | NoAnswer] = {}
+        self.key = key
+        self.known: dict[tuple, str | NoAnswer] = {}
         self.seconds = 0.0  # spent waiting for the policy to write
         if path.exists():
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
                     row = json.loads(line)
-                    key, reply = (row["subject"], row["sample"], row["seed"]), row["reply"]
+                    key, reply = tuple(row[name] for name in self.key), row["reply"]
                     hash(key)
                 except (ValueError, KeyError, TypeError, RecursionError):
                     continue  # a line cut short by an interrupted run: that reply is written again
@@ -69,16 +71,20 @@ class Replies:
                 self.known[key] = reply if isinstance(reply, str) else NoAnswer("a saved reply that is not text")
 
     async def get(self, policy: Policy, subject: str, sample: int, seed: int) -> Written:
-        key = (subject, sample, seed)
+        return await self.kept({"subject": subject, "sample": sample, "seed": seed}, lambda: policy.write(subject, sample, seed))
+
+    async def kept(self, fields: dict, ask: Callable[[], Awaitable[Written]]) -> Written:
+        """The reply kept under `fields` (the row without its reply), else `ask`'s, kept when it is text."""
+        key = tuple(fields[name] for name in self.key)
         if key not in self.known:
             started = time.perf_counter()
-            reply = await policy.write(subject, sample, seed)
+            reply = await ask()
             self.seconds += time.perf_counter() - started
             if not isinstance(reply, str):
                 return reply  # no answer: not kept, so a rerun asks again
             self.known[key] = reply
             with self.path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps({"subject": subject, "sample": sample, "seed": seed, "reply": reply}) + "\n")
+                out.write(json.dumps({**fields, "reply": reply}) + "\n")
         return self.known[key]
 
 
@@ -124,8 +130,7 @@ async def render_subject(
         elif isinstance(reply, str):
             paintings.append(_oversized(reply, sample, seeds[sample], out, folder))
         else:
-            why = f"{NO_ANSWER}: {reply.kind}" if isinstance(reply, NoAnswer) else NO_ANSWER
-            paintings.append(_lost(sample, seeds[sample], why))
+            paintings.append(lost(sample, seeds[sample], no_answer(reply)))
     return paintings
 
 
@@ -160,26 +165,30 @@ def _painting(answer: tuple[str, Evaluation | str], sample: int, seed: int, out:
     if isinstance(evaluation, str):
         js = _keep(out, folder, sample, reply)
         return Painting(sample=sample, seed=seed, status="unavailable", js=str(js), failure=evaluation)
-    code = evaluation.render.code if evaluation.render.code else reply
-    js = _keep(out, folder, sample, code)
-    render, reward = evaluation.render, evaluation.reward
+    kept = painted(out, folder / f"sample-{sample}", reply, evaluation.render, evaluation.reward)
+    return Painting(sample=sample, seed=seed, **kept)
+
+
+def painted(out: Path, stem: Path, reply: str, render: RenderResult, reward: RewardBreakdown | None) -> dict:
+    """A painting's fields, its code (and its PNG, when it rendered) kept as `stem`.js and .png in the eval folder.
+    `reward`: the environment's terms, None where it told none (a painting before an episode's last)."""
+    code = render.code if render.code else reply
+    js = _write(out, stem.with_suffix(".js"), code)
     png = None
     if render.png_base64:
-        png = folder / f"sample-{sample}.png"
+        png = stem.with_suffix(".png")
         (out / png).write_bytes(base64.b64decode(render.png_base64))
-    terms = {"gate": reward.gate, "length": reward.length, "judge": reward.judge, "hps": reward.hps}
-    return Painting(
-        sample=sample,
-        seed=seed,
-        status=render.status,
-        png=str(png) if png else None,
-        js=str(js),
-        violations=[violation.code for violation in render.violations],
-        reward=terms,
-        hps_scorer=reward.details.get("hps", {}).get("backend"),
-        brush_calls=brush_sequence(code),
-        failure=render.unavailable_reason if render.status == "unavailable" else None,
-    )
+    terms = {"gate": reward.gate, "length": reward.length, "judge": reward.judge, "hps": reward.hps} if reward else {}
+    return {
+        "status": render.status,
+        "png": str(png) if png else None,
+        "js": str(js),
+        "violations": [violation.code for violation in render.violations],
+        "reward": terms,
+        "hps_scorer": reward.details.get("hps", {}).get("backend") if reward else None,
+        "brush_calls": brush_sequence(code),
+        "failure": render.unavailable_reason if render.status == "unavailable" else None,
+    }
 
 
 def _oversized(reply: str, sample: int, seed: int, out: Path, folder: Path) -> Painting:
@@ -198,11 +207,19 @@ def _oversized(reply: str, sample: int, seed: int, out: Path, folder: Path) -> P
 
 
 def _keep(out: Path, folder: Path, sample: int, code: str) -> Path:
-    js = folder / f"sample-{sample}.js"
-    (out / folder).mkdir(parents=True, exist_ok=True)
+    return _write(out, folder / f"sample-{sample}.js", code)
+
+
+def _write(out: Path, js: Path, code: str) -> Path:
+    (out / js.parent).mkdir(parents=True, exist_ok=True)
     (out / js).write_text(code, encoding="utf-8", errors="replace")
     return js
 
 
-def _lost(sample: int, seed: int, failure: str) -> Painting:
-    return Painting(sample=sample, seed=seed, status="unavailable", js="", failure=failure)
+def lost(sample: int, seed: int, failure: str, js: str = "") -> Painting:
+    return Painting(sample=sample, seed=seed, status="unavailable", js=js, failure=failure)
+
+
+def no_answer(reply: NoAnswer | None) -> str:
+    """Why a painting is left out, when the policy gave no reply for it."""
+    return f"{NO_ANSWER}: {reply.kind}" if isinstance(reply, NoAnswer) else NO_ANSWER

@@ -6,6 +6,10 @@
 - the paintings a run directory already holds for given steps: `RUN_DIR@STEP[,STEP...]` (no model at all;
   their subjects are the run's training subjects, so such an eval is not held out, and says so).
 
+With revisions (`--revisions N`) a policy that writes (a model, an endpoint) also answers `revise`: the same
+conversation, continued with its reply and the environment's critique of it (watercolour_shared.prompts's
+`revision_messages`), asked with the sample's seed. A run's paintings cannot revise.
+
 Every policy writes one reply per (subject, seed): the text the model wrote, which is judged whatever it is
 (empty, or too long for the environment's wire: then it fails the gate), or NoAnswer (None where no reason is
 known) when the policy gave none: no choices, a null content, content that is not text (a list, a number, an
@@ -57,6 +61,7 @@ class Policy(Protocol):
 
     async def check(self) -> None: ...
     async def write(self, subject: str, sample: int, seed: int) -> Written: ...
+    async def revise(self, messages: list[dict[str, str]], seed: int) -> Written: ...
     async def close(self) -> None: ...
 
 
@@ -86,12 +91,18 @@ def open_policy(spec: str, sampling: Sampling, base_model: str | None = None, to
     return LocalPolicy.from_path(Path(spec), sampling, base_model)
 
 
+class RevisingPainter(PaintingModel):
+    async def revise(self, messages: list[dict[str, str]], seed: int) -> str:
+        """The model's reply to a conversation continued with its painting's critique, sampled as `paint` samples."""
+        return await self._complete({"model": self.model, "messages": messages, **self.sampling_fields, "seed": seed})
+
+
 class EndpointPolicy:
     def __init__(self, url: str, model: str, sampling: Sampling, token: str | None):
         self.source = f"{url}#{model}"
         self.training_judge = None
         self.trained_on: list[str] = []
-        self.painter = PaintingModel(model, url, token, retries=2, sampling=sampling)
+        self.painter = RevisingPainter(model, url, token, retries=2, sampling=sampling)
         self.sampling = sampling
 
     async def check(self) -> None:
@@ -100,10 +111,16 @@ class EndpointPolicy:
 
     async def write(self, subject: str, sample: int, seed: int) -> Written:
         """The endpoint's text; NoAnswer for whatever it failed to give (chat_client.py says which kinds)."""
+        return await self._answer(self.painter.paint(subject, seed), f"{subject!r}, sample {sample}")
+
+    async def revise(self, messages: list[dict[str, str]], seed: int) -> Written:
+        return await self._answer(self.painter.revise(messages, seed), f"a revision (seed {seed})")
+
+    async def _answer(self, asked, what: str) -> Written:
         try:
-            return await self.painter.paint(subject, seed)
+            return await asked
         except (ServiceUnavailable, ServiceRejected) as error:
-            log.warning("%s gave no answer for %r, sample %d: %s", self.source, subject, sample, error)
+            log.warning("%s gave no answer for %s: %s", self.source, what, error)
             return NoAnswer(error.kind, str(error)[:300])
 
     async def close(self) -> None:
@@ -156,6 +173,9 @@ class LocalPolicy:
     async def write(self, subject: str, sample: int, seed: int) -> str | None:
         return await asyncio.to_thread(self._generate, subject, seed)
 
+    async def revise(self, messages: list[dict[str, str]], seed: int) -> str:
+        return await asyncio.to_thread(self._continue, messages, seed)
+
     async def close(self) -> None:
         self._loaded = None
 
@@ -171,6 +191,19 @@ class LocalPolicy:
 
         model, tokenizer = self._load()
         return sample_replies(model, tokenizer, subject, seed, 1, self.sampling)[0]
+
+    def _continue(self, messages: list[dict[str, str]], seed: int) -> str:
+        """One reply to the conversation, sampled as `sample_replies` samples a first one (its prompt, seeded torch)."""
+        import torch
+
+        model, tokenizer = self._load()
+        prompt = tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, enable_thinking=False, return_tensors="pt", return_dict=True
+        )
+        torch.manual_seed(seed)
+        with torch.inference_mode():
+            output = model.generate(**prompt, **self.sampling.generate_kwargs())
+        return tokenizer.decode(output[0, prompt["input_ids"].shape[1] :], skip_special_tokens=True)
 
 
 class FilmPolicy:
@@ -210,6 +243,9 @@ class FilmPolicy:
         """None when the film holds fewer paintings of the subject: that comparison is left out."""
         painted = self.replies.get(subject, [])
         return painted[sample] if sample < len(painted) else None
+
+    async def revise(self, messages: list[dict[str, str]], seed: int) -> str | None:
+        raise PolicyError(f"{self.source}: a run's paintings cannot revise (--revisions needs a model or an endpoint)")
 
     async def close(self) -> None:
         return None

@@ -1,6 +1,7 @@
 """One evaluation, start to end: both policies paint every held-out subject, the environment gates,
 renders and scores each painting, the judge compares A's and B's in both orders (matched or all pairs of a
-subject's paintings), and eval.json and its page are written into the eval folder."""
+subject's paintings), and eval.json and its page are written into the eval folder. With revisions each painting
+is an episode (revisions.py): A's and B's last paintings meet, and each policy's last painting meets its own first."""
 
 from __future__ import annotations
 
@@ -16,15 +17,25 @@ from tqdm import tqdm
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.judge.pairwise import Judge
 from watercolour_shared.redis_cache import RedisCache
-from watercolour_shared.run_dir.evaluation import DEFAULT_PAIRS, Evaluation, Pairs, SubjectRow, SubjectSetInfo, write_evaluation
+from watercolour_shared.run_dir.evaluation import (
+    DEFAULT_PAIRS,
+    Evaluation,
+    Match,
+    Painting,
+    Pairs,
+    SubjectRow,
+    SubjectSetInfo,
+    write_evaluation,
+)
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable
 from watercolour_shared.subjects import SubjectSet
 from watercolour_studio.eval.diversity import COLLAPSE_SHARE, distinct_share, spread
 from watercolour_studio.eval.head_to_head import HeadToHead, pairings
 from watercolour_studio.eval.page import write_page
 from watercolour_studio.eval.policies import Policy, PolicyError
+from watercolour_studio.eval.revisions import EpisodeSettings, EpisodesUnavailable, check_episodes
 from watercolour_studio.eval.schedule import paint_all
-from watercolour_studio.eval.summary import head_to_head, left_out, policy_summary, ratio
+from watercolour_studio.eval.summary import head_to_head, left_out, policy_summary, ratio, revision_gain
 
 VERDICT_TTL_S = 30 * 24 * 3600
 
@@ -46,6 +57,11 @@ class EvalPlan:
     show_progress: bool = True
     held_out: bool = True  # False when a policy is a run's own paintings: their subjects are the ones it trained on
     pairs: Pairs = DEFAULT_PAIRS
+    revisions: int = 0  # paintings after the first in each episode, each after the environment's critique
+
+    @property
+    def episodes(self) -> EpisodeSettings | None:
+        return EpisodeSettings(self.revisions, self.env_url, self.token) if self.revisions else None
 
 
 async def evaluate(plan: EvalPlan) -> Evaluation:
@@ -53,10 +69,10 @@ async def evaluate(plan: EvalPlan) -> Evaluation:
     cache = RedisCache(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), VERDICT_TTL_S)
     async with EnvHttpClient(plan.env_url, plan.token) as env:
         await _preflight(env, plan)
-        total = len(plan.policies) * len(plan.subjects.subjects) * plan.samples
+        total = len(plan.policies) * len(plan.subjects.subjects) * plan.samples * (plan.revisions + 1)
         with tqdm(total=total, desc="paintings", unit="painting", disable=not plan.show_progress) as bar:
             paint = (env, plan.policies, plan.subjects.subjects, plan.samples, plan.seed, plan.out, bar.update)
-            paintings, seconds = await paint_all(*paint)
+            paintings, seconds, turns = await paint_all(*paint, plan.episodes)
     started = time.perf_counter()
     judge = HeadToHead(plan.judge, cache if cache.available else None, plan.out)
     rows = []
@@ -64,6 +80,9 @@ async def evaluate(plan: EvalPlan) -> Evaluation:
         a, b = paintings["A"][index], paintings["B"][index]
         matches = [await judge.match(pa, pb) for pa, pb in pairings(a, b, plan.pairs)]
         rows.append(_row(subject, a, b, matches, plan.out))
+        if plan.revisions:
+            rows[-1].turns = {label: chains[index] for label, chains in turns.items()}
+            rows[-1].gain = {label: await _gain(judge, chains[index], paintings[label][index]) for label, chains in turns.items()}
     seconds["judge and diversity"] = round(time.perf_counter() - started, 1)
     await cache.close()
     for policy in plan.policies.values():
@@ -75,11 +94,23 @@ async def evaluate(plan: EvalPlan) -> Evaluation:
     return evaluation
 
 
+async def _gain(judge: HeadToHead, chains: list[list], last: list[Painting]) -> list[Match]:
+    """Each episode's last painting (as B) against its own first (as A); an episode with no first painting (the
+    policy gave no first reply) is left out, as its last painting is."""
+    firsts = [chain[0] if chain else painting for chain, painting in zip(chains, last, strict=True)]
+    return [await judge.match(first, final) for first, final in zip(firsts, last, strict=True)]
+
+
 async def _preflight(env: EnvHttpClient, plan: EvalPlan) -> None:
     try:
         await env.readiness()
     except (ServiceUnavailable, ServiceRejected) as error:
         raise EvalError(f"the environment at {plan.env_url} does not answer: {error}") from None
+    if plan.episodes:
+        try:
+            await check_episodes(plan.episodes)
+        except EpisodesUnavailable as error:
+            raise EvalError(str(error)) from None
     for label, policy in plan.policies.items():
         try:
             await policy.check()
@@ -116,6 +147,7 @@ def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
     matches = head_to_head(rows)
     if matches.left_out:
         warnings.append(f"{matches.left_out} comparisons left out: something gave no answer (not counted as losses)")
+    gains = {label: revision_gain(rows, label) for label in plan.policies} if plan.revisions else {}
     return Evaluation(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         subjects=subject_info(plan.subjects),
@@ -130,6 +162,8 @@ def _evaluation(plan: EvalPlan, rows: list[SubjectRow]) -> Evaluation:
         diversity_ratio=diversity_ratio,
         warnings=warnings,
         rows=rows,
+        revisions=plan.revisions,
+        revision_gain=gains,
     )
 
 

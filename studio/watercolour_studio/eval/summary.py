@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from watercolour_shared.run_dir.evaluation import HeadToHead, Interval, Painting, PolicySummary, SubjectRow
+from watercolour_shared.run_dir.evaluation import HeadToHead, Interval, Match, Painting, PolicySummary, SubjectRow
 from watercolour_studio.eval.head_to_head import SCORES
 from watercolour_studio.eval.stats import subject_interval
 
@@ -41,18 +41,29 @@ def _term(answered: list[list[Painting]], term: str) -> Interval:
 def head_to_head(rows: list[SubjectRow]) -> HeadToHead:
     """The counts are comparisons (matched or all pairs); a subject's scores are all of its comparisons, and the
     interval resamples subjects (stats.py), so comparisons that share a painting are never taken as independent."""
-    outcomes = Counter(match.outcome for row in rows for match in row.matches)
-    decided = [[SCORES[m.outcome] for m in row.matches if m.outcome in SCORES] for row in rows]
-    win_rate = subject_interval(decided)
+    return win_rate([row.matches for row in rows])
+
+
+def revision_gain(rows: list[SubjectRow], label: str) -> HeadToHead:
+    """A policy's last paintings against its own first ones (each episode's pair), counted as B against A is: the
+    last painting is B. 50% is a revision that changed nothing a judge can see; below it, revising made it worse."""
+    return win_rate([row.gain.get(label, []) for row in rows])
+
+
+def win_rate(matches_by_subject: list[list[Match]]) -> HeadToHead:
+    """Win 1, tie 0.5, loss 0, with the interval from a bootstrap over subjects; left-out comparisons count in none."""
+    outcomes = Counter(match.outcome for matches in matches_by_subject for match in matches)
+    decided = [[SCORES[m.outcome] for m in matches if m.outcome in SCORES] for matches in matches_by_subject]
+    rate = subject_interval(decided)
     judged = outcomes["win"] + outcomes["loss"] + outcomes["tie"]
     return HeadToHead(
-        win_rate=win_rate,
+        win_rate=rate,
         wins=outcomes["win"],
         losses=outcomes["loss"],
         ties=outcomes["tie"],
         left_out=outcomes["left-out"],
         tie_share=outcomes["tie"] / judged if judged else None,
-        better=win_rate.low is not None and win_rate.low > 0.5,
+        better=rate.low is not None and rate.low > 0.5,
     )
 
 
