@@ -8,7 +8,7 @@ SCORER_VENV ?= .venv-scorer
 .PHONY: setup setup-scorer demo test stack-test lint bench bench-eval bench-demo bench-looks bench-scorer bench-stack bench-webgl serve clean
 
 PACKAGES := shared/pyproject.toml services/env/pyproject.toml services/scorer/pyproject.toml trainer/pyproject.toml \
-	demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
+	harness/pyproject.toml demo/pyproject.toml studio/pyproject.toml deploy/pyproject.toml
 
 $(VENV)/.installed: $(PACKAGES) services/env/assets/package-lock.json services/env/install/system-packages.sh
 	bash services/env/install/system-packages.sh
@@ -17,7 +17,7 @@ $(VENV)/.installed: $(PACKAGES) services/env/assets/package-lock.json services/e
 	$(PIP) install -q --upgrade pip
 	# torch first, pinned: this version resolves to the CPU build; an unpinned one pulls the multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e shared -e 'services/env[server,dev]' -e 'services/scorer[dev]' -e trainer -e demo \
+	$(PIP) install -q -e shared -e 'services/env[server,dev]' -e 'services/scorer[dev]' -e trainer -e harness -e demo \
 		-e 'studio[dev]' -e 'deploy[dev]'
 	touch $@
 

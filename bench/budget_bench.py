@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import platform
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-from watercolour_demo.sketchgen.generate import generate_sketch
-from watercolour_demo.sketchgen.looks import GLAZES, WASHES, ZOOMS, Look
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_harness import record
+from watercolour_harness.sketchgen.generate import generate_sketch
+from watercolour_harness.sketchgen.looks import GLAZES, WASHES, ZOOMS, Look
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -101,18 +98,13 @@ async def main() -> None:
     finally:
         await services.close()
     result = {
-        "bench": "budget",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        **record.header("budget"),
         "browsers": settings.browsers,
         "deadline_s_setting": settings.render_deadline_s,
         **budget,
         "fair_share": share,
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    out = BENCH_DIR / "results" / f"budget-{datetime.now(timezone.utc):%Y-%m-%d}.json"
-    out.write_text(text + "\n")
+    record.write(result)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import platform
-from datetime import datetime, timezone
 from pathlib import Path
 
-from watercolour_demo.sketchgen import generate_sketch
 from watercolour_env.render import page_run
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_harness import record
+from watercolour_harness.sketchgen import generate_sketch
 from watercolour_shared.subjects import load_subjects
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -96,9 +93,7 @@ async def main(count: int) -> dict:
     finally:
         await services.close()
     return {
-        "bench": "canvas-calls",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        **record.header("canvas-calls"),
         "renderer": renderer,
         "sketches": rows,
     }
@@ -108,7 +103,4 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sketches", type=int, default=3)
     args = parser.parse_args()
-    result = asyncio.run(main(args.sketches))
-    text = json.dumps(result, indent=2)
-    print(text)
-    (BENCH_DIR / "results" / f"canvas-calls-{result['date'][:10]}.json").write_text(text + "\n")
+    record.write(asyncio.run(main(args.sketches)))

@@ -21,53 +21,31 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import record
-
-from watercolour_demo.sketchgen import as_reply, generate_sketch
-from watercolour_demo.sketchgen.looks import Look
-from watercolour_demo.stack import LocalStack
+from watercolour_harness import record
+from watercolour_harness.scripted_http import ScriptedServer
+from watercolour_harness.sketchgen import as_reply, generate_sketch
+from watercolour_harness.sketchgen.looks import Look
+from watercolour_harness.stack import LocalStack
 from watercolour_shared.prompts import subject_of
 from watercolour_shared.subjects import EVAL_SUBJECTS_FILE
 
 TARGET_S = 10 * 60
 
 
-def sketch_server(seed_offset: int, look: Look | None = None) -> ThreadingHTTPServer:
+def sketch_server(seed_offset: int, look: Look | None = None) -> ScriptedServer:
     """A chat-completions endpoint whose answer is the demo's sketch of the asked subject and seed (in `look`, else
     the one the seed draws)."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the http.server API
-            self._send({"object": "list", "data": [{"id": "sketchgen"}]})
+    def answer(request: dict) -> dict:
+        subject = subject_of(request["messages"][-1]["content"])
+        seed = request["seed"] + seed_offset
+        reply = as_reply(generate_sketch(subject, seed, look=look), subject, seed)
+        return {"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}]}
 
-        def do_POST(self):  # noqa: N802
-            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            subject = subject_of(body["messages"][-1]["content"])
-            seed = body["seed"] + seed_offset
-            reply = as_reply(generate_sketch(subject, seed, look=look), subject, seed)
-            self._send(
-                {"object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}]}
-            )
-
-        def _send(self, answer: dict) -> None:
-            payload = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            """Quiet."""
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return ScriptedServer([(200, answer, 0)]).start()
 
 
 def timed_eval(
@@ -84,12 +62,12 @@ def timed_eval(
 def main(samples: int, subjects: Path) -> dict:
     seed = random.randrange(10**6, 10**9)  # cold: nothing in the cache was rendered or judged with it
     servers = [sketch_server(0), sketch_server(7919)]
-    a, b = (f"http://127.0.0.1:{server.server_address[1]}/v1#sketchgen" for server in servers)
+    a, b = (f"{server.url}/v1#scripted" for server in servers)
     with tempfile.TemporaryDirectory(prefix="eval-bench-") as scratch, LocalStack(Path(scratch) / "logs") as stack:
         cold_s, cold = timed_eval(stack.env_url, a, b, Path(scratch) / "eval", seed, samples, subjects)
         warm_s, _ = timed_eval(stack.env_url, a, b, Path(scratch) / "eval", seed, samples, subjects)
     for server in servers:
-        server.shutdown()
+        server.stop()
     paintings = 2 * cold["subjects"]["count"] * samples
     return {
         **record.header("eval"),

@@ -29,12 +29,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import record
 from eval_bench import sketch_server, timed_eval
 from pairs_simulation import simulate
 
-from watercolour_demo.sketchgen.looks import Look
-from watercolour_demo.stack import LocalStack
+from watercolour_harness import record
+from watercolour_harness.sketchgen.looks import Look
+from watercolour_harness.stack import LocalStack
 from watercolour_shared.run_dir.evaluation import replies_file
 from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE, EVAL_SUBJECTS_FILE, load_subjects
 from watercolour_studio.eval.head_to_head import SCORES
@@ -107,11 +107,11 @@ def one_seed(env_url: str, policies: tuple[str, str], out: Path, seed: int, samp
 
 def main(seeds: list[int], samples: int, subjects: Path) -> dict:
     servers = [sketch_server(0), sketch_server(B_SEEDS_FROM, B_LOOK)]
-    a, b = (f"http://127.0.0.1:{server.server_address[1]}/v1#sketchgen" for server in servers)
+    a, b = (f"{server.url}/v1#scripted" for server in servers)
     with tempfile.TemporaryDirectory(prefix="eval-pairs-") as scratch, LocalStack(Path(scratch) / "logs") as stack:
         runs = [one_seed(stack.env_url, (a, b), Path(scratch) / f"seed-{seed}", seed, samples, subjects) for seed in seeds]
     for server in servers:
-        server.shutdown()
+        server.stop()
     widths = {pairs: [run[pairs]["width"] for run in runs if run[pairs]["width"] is not None] for pairs in ("matched", "all")}
     return {
         **record.header("eval-pairs"),

@@ -24,24 +24,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import sys
 import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 
 import httpx
 
-from watercolour_demo.processes import end_process_tree, free_port, start, wait_until
-from watercolour_demo.sketchgen import generate_sketch
 from watercolour_env.gate.rules import load_rules
 from watercolour_env.gate.static import NODE_BUDGET
 from watercolour_env.pipeline import RenderPipeline
 from watercolour_env.settings import EnvSettings
+from watercolour_harness import record
+from watercolour_harness.processes import free_port, ready, running
+from watercolour_harness.sketchgen import generate_sketch
 from watercolour_shared.render_wire import MAX_REPLY_CHARS
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
@@ -129,25 +128,13 @@ def measure(pipeline: RenderPipeline, reply: str, repeat: int) -> dict:
     }
 
 
-@contextmanager
 def env_server(settings: dict[str, str], log: Path):
     """`python -m watercolour_env.server.app` with `settings`, started as the demo starts it; yields its URL."""
     port = free_port()
     env = {**os.environ, **settings, "WATERCOLOUR_PORT": str(port), "WATERCOLOUR_HOST": "127.0.0.1"}
-    process = start([sys.executable, "-m", "watercolour_env.server.app"], log, env, cwd=BENCH_DIR.parent)
     url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(process, "the env server", lambda: url if healthy(url) else None, timeout_s=120)
-        yield url
-    finally:
-        end_process_tree(process)
-
-
-def healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
+    command = [sys.executable, "-m", "watercolour_env.server.app"]
+    return running("the env server", command, log, env, lambda: ready(url, "/health", 2), 120)
 
 
 @contextmanager
@@ -221,9 +208,7 @@ def main(args) -> dict:
     timed |= {f"replies.{name}.{size}": m for name, sizes in shapes.items() for size, m in sizes.items()}
     worst = max(timed, key=lambda name: timed[name]["worst_seconds"])
     result = {
-        "benchmark": "gate",
-        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_average": os.getloadavg()},
+        **record.header("gate"),
         "node_budget": NODE_BUDGET,
         "max_code_chars": limit,
         "max_reply_chars": MAX_REPLY_CHARS,
@@ -256,8 +241,4 @@ if __name__ == "__main__":
     parser.add_argument("--posted", type=int, default=4, help="how many of the slowest inputs to post to the server")
     parser.add_argument("--rounds", type=int, default=3, help="times each is posted")
     arguments = parser.parse_args()
-    result = main(arguments)
-    arguments.out.mkdir(parents=True, exist_ok=True)
-    path = arguments.out / f"gate-{result['when'][:10]}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    record.write(main(arguments), folder=arguments.out)

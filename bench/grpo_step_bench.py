@@ -39,7 +39,8 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from trainer_bench import build
 from transformers import PreTrainedTokenizerFast, TrainerCallback
 
-from watercolour_demo.tiny_policy import CHAT_TEMPLATE, SPECIAL_TOKENS
+from watercolour_harness import record
+from watercolour_harness.tiny_policy import CHAT_TEMPLATE, SPECIAL_TOKENS
 from watercolour_shared.reward import format_weights
 from watercolour_shared.run_dir import RunReader, RunWriter
 from watercolour_shared.subjects import DEFAULT_SUBJECT
@@ -163,12 +164,12 @@ def run(args, options, envs: list[str], environments: StepEnvironments, device: 
     def report() -> dict:
         steps = step_rows(run, memory, envs, environments)
         return {
+            **record.header("grpo-step", device=torch.cuda.get_device_name() if device == "cuda" else platform.processor()),
             "what": "real GRPOTrainer steps of the launch script's trainer (judge-led recipe, LoRA all-linear r=16, "
             "gradient checkpointing, bf16) against "
             + ("each step's environment (envs)" if environments.real_modes else "bench/length_only_env.py")
             + f" over HTTP; every completion forced to {args.tokens} tokens",
             "model": f"qwen3_5_moe ({args.size}), random weights, built on the {device} in {built_s} s",
-            "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
             "compiled_generation": options.compiled_generation,
             "merged_lora_generation": options.merged_lora_generation,
             "decode_experts": options.decode_experts,

@@ -65,7 +65,7 @@ setup() {
 environment() {
   local repo
   repo=$(pwd)
-  export PYTHONPATH="$WC/site:$repo/shared:$repo/services/env:$repo/services/scorer:$repo/trainer:$repo/demo:$repo/bench"
+  export PYTHONPATH="$WC/site:$repo/shared:$repo/services/env:$repo/services/scorer:$repo/trainer:$repo/harness:$repo/bench"
   export PYTHONUNBUFFERED=1 WATERCOLOUR_ALLOW_SHARED_NETWORK=1
   # The driver's Vulkan ICD for the GPU modes (bench/step_env.py keeps it from the software ones).
   for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \

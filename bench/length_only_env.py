@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import threading
 
+from watercolour_harness.scripted_http import LoopbackServer, QuietHandler
 from watercolour_shared.length import length_score
 from watercolour_shared.readiness import assess
 from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse, Evaluation, RenderResult, RewardBreakdown
@@ -33,23 +34,17 @@ def evaluate(request: EvaluateRequest) -> EvaluateResponse:
     return EvaluateResponse(results=results)
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     def do_GET(self):  # noqa: N802 - the http.server API
-        self._answer(ANSWERS.get(self.path, b'{"detail": "Not Found"}'), 200 if self.path in ANSWERS else 404)
+        self.send_json(200 if self.path in ANSWERS else 404, ANSWERS.get(self.path, b'{"detail": "Not Found"}'))
 
     def do_POST(self):  # noqa: N802
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        self._answer(evaluate(EvaluateRequest.model_validate_json(body)).model_dump_json().encode())
-
-    def _answer(self, payload: bytes, status: int = 200) -> None:
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        self.send_json(200, evaluate(EvaluateRequest.model_validate_json(body)).model_dump_json())
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=8000)
-    ThreadingHTTPServer(("127.0.0.1", parser.parse_args().port), Handler).serve_forever()
+    with LoopbackServer(Handler, parser.parse_args().port):
+        threading.Event().wait()

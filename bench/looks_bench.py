@@ -21,17 +21,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 import math
-import os
-import platform
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
-from watercolour_demo.sketchgen.looks import EVERY_LOOK, QUALITIES, Look
-from watercolour_demo.stack import LocalStack
 from watercolour_demo.warm_start import WarmStartConfig
+from watercolour_harness import record
+from watercolour_harness.sketchgen.looks import EVERY_LOOK, QUALITIES, Look
+from watercolour_harness.stack import LocalStack
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.judge.offline import OfflineJudge
 from watercolour_shared.reward import DEFAULT_MIX, TermScores, mix_reward, preset
@@ -127,9 +124,7 @@ async def measure(samples: int) -> dict:
         for look in EVERY_LOOK
     ]
     return {
-        "bench": "looks",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        **record.header("looks"),
         "weights": preset(DEFAULT_MIX).model_dump(),
         "judge": OfflineJudge.name,
         "scenes": {"subjects": list(WarmStartConfig().subjects), "samples": samples, "seed": SEED},
@@ -141,7 +136,4 @@ async def measure(samples: int) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=3, help="scenes of each subject in every look")
-    result = asyncio.run(measure(parser.parse_args().samples))
-    text = json.dumps(result, indent=2)
-    print(text)
-    (BENCH_DIR / "results" / f"looks-{datetime.now(timezone.utc):%Y-%m-%d}.json").write_text(text + "\n")
+    record.write(asyncio.run(measure(parser.parse_args().samples)))

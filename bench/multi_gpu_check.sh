@@ -5,13 +5,13 @@
 set -euo pipefail
 export OUT=${OUT:-/tmp/multi-gpu-check}
 mkdir -p "$OUT"
-export WATERCOLOUR_SRC=$PWD PYTHONPATH=${PYTHONPATH:-}:$PWD/shared:$PWD/demo
+export WATERCOLOUR_SRC=$PWD PYTHONPATH=${PYTHONPATH:-}:$PWD/shared:$PWD/harness
 python3 bench/length_only_env.py --port 8321 &
 env_pid=$!
 trap 'kill $env_pid' EXIT
 python3 - <<'PY'
 from pathlib import Path
-from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
+from watercolour_harness.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.prompts import system_prompt
 texts = [p.read_text() for p in Path("services/env/watercolour_env/data/pool/sources").glob("*.js")] + [system_prompt()]
 tokenizer = build_tokenizer(texts)

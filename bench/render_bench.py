@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import platform
 import statistics
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_harness import record
 
 BENCH_DIR = Path(__file__).resolve().parent
 POOL_SOURCES = BENCH_DIR.parent / "services" / "env" / "watercolour_env" / "data" / "pool" / "sources"
@@ -124,9 +121,7 @@ async def main(args) -> dict:
         }
 
     report = {
-        "benchmark": "render",
-        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        **record.header("render"),
         **await with_services(settings, core),
     }
     if not args.skip_flag_comparison:
@@ -140,8 +135,4 @@ if __name__ == "__main__":
     parser.add_argument("--skip-flag-comparison", action="store_true")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results")
     arguments = parser.parse_args()
-    result = asyncio.run(main(arguments))
-    arguments.out.mkdir(parents=True, exist_ok=True)
-    path = arguments.out / f"render-{result['when'][:10]}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    record.write(asyncio.run(main(arguments)), folder=arguments.out)

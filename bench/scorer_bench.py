@@ -10,15 +10,13 @@ Measures model build and load time, images per second at batch 1, 8 and 32
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from PIL import Image
 
+from watercolour_harness import record
 from watercolour_scorer.backends.hpsv3_model import Hpsv3Backend
 from watercolour_scorer.random_hpsv3 import write_base, write_checkpoint
 from watercolour_scorer.settings import ScorerSettings
@@ -72,9 +70,7 @@ def main(args) -> dict:
         peak = torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None
         params = sum(p.numel() for p in backend._inferencer.model.parameters())
     return {
-        "benchmark": "scorer",
-        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"gpu": gpu, "platform": platform.platform(), "torch": torch.__version__},
+        **record.header("scorer", gpu=gpu, torch=torch.__version__),
         "model": {"size": args.size, "parameters": params, "dtype": str(next(backend._inferencer.model.parameters()).dtype)},
         "build_random_model_s": round(built_s, 1),
         "load_s": round(load_s, 1),
@@ -92,8 +88,4 @@ if __name__ == "__main__":
     parser.add_argument("--work", default=None, help="where the random model is written (needs ~35 GB for 7b)")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results")
     arguments = parser.parse_args()
-    report = main(arguments)
-    arguments.out.mkdir(parents=True, exist_ok=True)
-    name = f"scorer-{arguments.size}-{arguments.device.split(':')[0]}-{report['when'][:10]}.json"
-    (arguments.out / name).write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    record.write(main(arguments), f"-{arguments.size}-{arguments.device.split(':')[0]}", folder=arguments.out)

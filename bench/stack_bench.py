@@ -20,8 +20,9 @@ import subprocess
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from datetime import datetime, timezone
 from pathlib import Path
+
+from watercolour_harness import record
 
 ROOT = Path(__file__).resolve().parent.parent
 STACK_ENV = "source deploy/docker/stack-env.sh && "
@@ -90,12 +91,7 @@ def main() -> None:
     parser.add_argument("--gpu-images", action="store_true", help="build and size the GPU profile's images instead")
     args = parser.parse_args()
     report = gpu_images() if args.gpu_images else cpu_stack()
-    report |= {"machine": platform.node(), "cores": os.cpu_count()}
-    report["date"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    text = json.dumps(report, indent=2)
-    print(text)
-    name = "stack-gpu-images" if args.gpu_images else "stack"
-    (ROOT / "bench" / "results" / f"{name}-{report['date'][:10]}.json").write_text(text + "\n")
+    record.write({**record.header("stack-gpu-images" if args.gpu_images else "stack", node=platform.node()), **report})
 
 
 if __name__ == "__main__":

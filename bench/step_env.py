@@ -8,7 +8,7 @@ heuristic scorer, a process of its own too), all started before the first step a
 The trainer talks to one URL, a router in this process. For a real step it sends the group's request on to that
 mode's environment with the policy's replies replaced by real sketches: a random-weight policy writes random text,
 which the gate fails in milliseconds, so its replies would measure no render. The sketches are the demo's own
-generator's (demo/watercolour_demo/sketchgen), of the group's subject, as model replies, a new seed for every
+generator's (harness/watercolour_harness/sketchgen), of the group's subject, as model replies, a new seed for every
 rollout of every step (no two alike, so the render cache never answers and every group draws 8 paintings). The
 router measures each real call: its wall time, the CPU it cost (the machine's, and the environment's, the scorer's
 and the trainer's processes), the environment's memory and the GPU's. The trainer still trains on its own
@@ -24,7 +24,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -35,10 +34,11 @@ from length_only_env import evaluate as length_only
 from render_cost import _kind
 from transformers import TrainerCallback
 
-from watercolour_demo.processes import free_port
-from watercolour_demo.sketchgen.generate import generate_sketch
-from watercolour_demo.sketchgen.reply import as_reply
 from watercolour_env.settings import CHROMIUM_GL_MODES
+from watercolour_harness.processes import answered, end_process_tree, free_port, start, wait_until
+from watercolour_harness.scripted_http import LoopbackServer
+from watercolour_harness.sketchgen.generate import generate_sketch
+from watercolour_harness.sketchgen.reply import as_reply
 from watercolour_shared.render_wire import EvaluateRequest, EvaluateResponse
 from watercolour_shared.reward import MIX_TERMS
 
@@ -111,33 +111,19 @@ class Service:
         self.name, self.port = name, port
         self.url = f"http://127.0.0.1:{port}"
         self.log = logs / f"{name}.log"
-        self.popen = subprocess.Popen(command, env=env, stdout=self.log.open("w"), stderr=subprocess.STDOUT)
+        self.popen = start(command, self.log, env)
         self.process = psutil.Process(self.popen.pid)
 
     def wait_ready(self, path: str, timeout_s: float = 180) -> dict:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.popen.poll() is not None:
-                break
-            try:
-                answer = httpx.get(self.url + path, timeout=10)
-                if answer.status_code == 200:
-                    return answer.json()
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        tail = self.log.read_text()[-4000:]
-        self.stop()
-        raise RuntimeError(f"{self.name} did not answer {path} in {timeout_s:.0f} s; its log ends:\n{tail}")
+        try:
+            return wait_until(self.popen, self.name, lambda: answered(self.url + path, 10), timeout_s, self.log).json()
+        except RuntimeError:
+            self.stop()
+            raise
 
     def stop(self) -> None:
         if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+            end_process_tree(self.popen, grace_s=20)
 
 
 class StepEnvironments:
@@ -153,8 +139,8 @@ class StepEnvironments:
         self.startup_s: dict[str, float] = {}
         self.sketches: dict[tuple[int, str], list[tuple[int, str]]] = {}
         self._client = httpx.Client(timeout=httpx.Timeout(900.0))
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._server = LoopbackServer(self._handler())
+        self.url = self._server.url
 
     @property
     def real_modes(self) -> list[str]:
@@ -170,7 +156,7 @@ class StepEnvironments:
         }
         if self.real_modes:
             self._start_services()
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server.start()
 
     def _start_services(self) -> None:
         base = {**os.environ, "PYTHONUNBUFFERED": "1", "WATERCOLOUR_HOST": "127.0.0.1"}
@@ -213,7 +199,7 @@ class StepEnvironments:
         chars = sorted(len(reply) for replies in self.sketches.values() for _, reply in replies)
         return {
             "sketches": {
-                "source": "demo/watercolour_demo/sketchgen: as_reply(generate_sketch(subject, seed), subject, seed), "
+                "source": "harness/watercolour_harness/sketchgen: as_reply(generate_sketch(subject, seed), subject, seed), "
                 "the demo's warm-start generator, each sketch a model reply with one fenced javascript block",
                 "seeds": f"step s, rollout i: {self.args.sketch_seed} + {SEEDS_PER_STEP} s + i (every one different)",
                 "subjects": self.subjects,
@@ -232,7 +218,7 @@ class StepEnvironments:
         }
 
     def close(self) -> None:
-        self._server.shutdown()
+        self._server.stop()
         for service in reversed(list(self.services.values())):
             service.stop()
         self._client.close()
@@ -256,16 +242,13 @@ class StepEnvironments:
                 step = router.step
                 env = router.envs[min(step, len(router.envs)) - 1]
                 if env == LENGTH_ONLY:
-                    self._answer(length_only(request).model_dump_json().encode())
+                    self.send_json(200, length_only(request).model_dump_json())
                     return
                 payload, record = router.forward(step, env, request)
-                self._answer(payload)  # the trainer has its answer: what follows is outside its clock
+                self.send_json(200, payload)  # the trainer has its answer: what follows is outside its clock
                 reserved = round(torch.cuda.memory_reserved() / 2**20) if torch.cuda.is_available() else None
                 record |= {"gpu_memory_used_mib": gpu_memory_used_mib(), "trainer_gpu_reserved_mib": reserved}
                 router.calls.append(record | router.described(payload))
-
-            def log_message(self, *args):  # quiet: one line per request is noise here
-                pass
 
         return Handler
 

@@ -18,6 +18,7 @@ import transformers
 from peft import get_peft_model
 from transformers import Qwen3_5MoeConfig, Qwen3_5MoeForConditionalGeneration
 
+from watercolour_harness import record
 from watercolour_shared.sampling import Sampling
 from watercolour_trainer.lora import coverage, decoder_layer_count, lora_config
 
@@ -107,12 +108,12 @@ def main() -> None:
     model = get_peft_model(model, lora_config("all-linear", r=16, alpha=32))
     covered = coverage(model, decoder_layer_count(model.config))
     report = {
+        **record.header("trainer", device=torch.cuda.get_device_name() if device == "cuda" else platform.processor()),
         "model": f"qwen3_5_moe ({args.size}), random bf16 weights, all-linear LoRA r=16",
         "parameters": sum(p.numel() for p in model.parameters()),
         "trainable": sum(p.numel() for p in model.parameters() if p.requires_grad),
         "lora_coverage": covered.describe(),
         "weights_gib": built.get("peak_gib"),
-        "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor(),
         "versions": {"torch": torch.__version__, "transformers": transformers.__version__},
     }
     model.eval()

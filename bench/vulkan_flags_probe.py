@@ -19,7 +19,6 @@ import os
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from playwright.async_api import async_playwright
@@ -29,6 +28,7 @@ from watercolour_env.render.chromium import GPU_MODES, Chromium
 from watercolour_env.render.webgl import read_renderer
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_harness import record
 
 SOURCES = Path(__file__).resolve().parent.parent / "services" / "env" / "watercolour_env" / "data" / "pool" / "sources"
 GPU = ("--ignore-gpu-blocklist", "--enable-gpu")
@@ -123,7 +123,7 @@ async def probe_env(mode: str) -> dict:
 
 def run_all(modes: list[str]) -> dict:
     result = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **record.header("vulkan-flags"),
         "chromium": subprocess.run([str(executable()), "--version"], capture_output=True, text=True).stdout.strip(),
         "flag_sets": asyncio.run(probe_flags()),
         "modes": [],

@@ -26,12 +26,9 @@ import asyncio
 import base64
 import io
 import json
-import os
-import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +37,7 @@ from render_cost import TRACE_CATEGORIES, CpuWindow, summarise_trace
 
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_harness import record
 from watercolour_shared.paint import PAINT_DISTANCE
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights
@@ -211,18 +209,17 @@ async def main() -> None:
             rows.append(await measure(mode, browsers, ARGS.assets))
             print(json.dumps(rows[-1]), flush=True)  # each row as it lands: a long run that breaks keeps them
     result = {
-        "bench": "webgl",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "gpu_memory_mb_idle": gpu_memory_mb()},
+        **record.header("webgl", gpu_memory_mb_idle=gpu_memory_mb()),
         "runs": rows,
         **({"profile": await profile(ARGS.modes[0], ARGS.assets)} if ARGS.profile else {}),
         **({"colocated": [await colocated(m, max(ARGS.browsers), ARGS.assets) for m in ARGS.modes]} if ARGS.colocated else {}),
         "pictures": await pictures(ARGS.modes, ARGS.assets),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    out = ARGS.out or BENCH_DIR / "results" / f"webgl-{datetime.now(timezone.utc):%Y-%m-%d}.json"
-    out.write_text(text + "\n")
+    if ARGS.out:
+        print(json.dumps(result, indent=2))
+        ARGS.out.write_text(json.dumps(result, indent=2) + "\n")
+    else:
+        record.write(result)
 
 
 if __name__ == "__main__":

@@ -6,14 +6,12 @@ import base64
 import io
 import os
 import random
-import socket
 import subprocess
 import sys
-import time
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import numpy as np
 import pytest
 from PIL import Image
@@ -22,6 +20,7 @@ from watercolour_env.gate.rules import load_rules
 from watercolour_env.render.renderer import Renderer
 from watercolour_env.services import EnvServices
 from watercolour_env.settings import EnvSettings
+from watercolour_harness.processes import free_port, ready, running
 
 ROOT = Path(__file__).resolve().parent.parent
 # The project's own hand-written sketches live with its reference pool.
@@ -40,12 +39,6 @@ def sketch(name: str) -> str:
 def fresh_seed() -> int:
     """A seed no earlier run used, so the shared Redis cannot already hold its render."""
     return random.randrange(10**6, 2**31 - 1)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -78,28 +71,12 @@ def running_service(module: str, settings: dict[str, str], ready_path: str, pyth
     port = free_port()
     prefix = "WATERCOLOUR_SCORER_" if "scorer" in module else "WATERCOLOUR_"
     env = {**os.environ, **settings, f"{prefix}PORT": str(port), f"{prefix}HOST": "127.0.0.1"}
-    process = subprocess.Popen([python, "-m", module], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"{module} exited: {process.stderr.read().decode()[-2000:]}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{module} was not ready within 120 s")
-            try:
-                if httpx.get(f"{url}{ready_path}", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
+    with (
+        tempfile.TemporaryDirectory(prefix="service-") as logs,
+        running(module, [python, "-m", module], Path(logs) / "service.log", env, lambda: ready(url, ready_path, 2), 120),
+    ):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def env_server(**settings: str):

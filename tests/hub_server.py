@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from tests.hub_repos import Hub, HubError
 from tests.hub_routes import route
-from tests.shared.scripted_http import LoopbackServer, QuietHandler
+from watercolour_harness.scripted_http import LoopbackServer, QuietHandler
 
 
 class HubServer(Hub, LoopbackServer):
@@ -41,13 +41,7 @@ class HubServer(Hub, LoopbackServer):
                     except Exception as error:  # noqa: BLE001 - a malformed request gets a 500, as from the Hub
                         answer = HubError(500, f"the local Hub failed: {error!r}").answer()
                 status, headers, payload = answer
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                if method != "HEAD":
-                    self.wfile.write(payload)
+                self.send_json(status, payload, headers, write=method != "HEAD")
 
             def do_GET(self):  # noqa: N802 - the http.server API
                 self._answer("GET")

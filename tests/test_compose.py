@@ -24,8 +24,8 @@ from pydantic import ValidationError
 from tests.deploy import dockerfile
 from tests.deploy.launch_script import defaults as launch_defaults
 from tests.deploy.variables import setting_variables
-from watercolour_demo.stack import JUDGE_TIER_MIX, REFERENCES
 from watercolour_env.settings import EnvSettings
+from watercolour_harness.stack import JUDGE_TIER_MIX, REFERENCES
 from watercolour_scorer.settings import ScorerSettings
 from watercolour_shared.cli import parser as watercolour_parser
 from watercolour_shared.retired_names import VARIABLES as RETIRED_VARIABLES

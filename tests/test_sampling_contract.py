@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import chat, fenced
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.run_dir import RunReader, RunWriter, run_sampling
 from watercolour_shared.sampling import Sampling, flags_of
 from watercolour_studio.eval.command import add_eval_command

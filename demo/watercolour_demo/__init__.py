@@ -1,1 +1,1 @@
-"""Demo material for watercolour-rl: sketches made without a model, for corpora, benchmarks and tests."""
+"""The whole loop on one machine: a tiny policy warm-started on generated sketches, GRPO against the local stack."""

@@ -22,9 +22,9 @@ from watercolour_demo.evaluation import ClosingEval
 from watercolour_demo.memory import PeakMemory
 from watercolour_demo.progress import clock, say
 from watercolour_demo.runner import run_loop
-from watercolour_demo.tiny_policy import SIZES
 from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import DEFAULT_CACHE, WarmStartConfig
+from watercolour_harness.tiny_policy import SIZES
 from watercolour_shared.reward import DEFAULT_MIX, format_weights, parse_weights, preset
 from watercolour_shared.run_dir.layout import RunLayout
 from watercolour_shared.subjects import SubjectsError, load_subjects

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from watercolour_demo.sketchgen import as_reply, generate_sketch, subject_kind
-from watercolour_demo.sketchgen.looks import Look
+from watercolour_harness.sketchgen import as_reply, generate_sketch, subject_kind
+from watercolour_harness.sketchgen.looks import Look
 from watercolour_shared.prompts import chat_messages, system_prompt, user_prompt
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from random import Random
 
-from watercolour_demo.sketchgen import PALETTES
+from watercolour_harness.sketchgen import PALETTES
 from watercolour_shared.subjects import EVAL_SUBJECTS_FILE, load_subjects, normal_subject
 
 COLOURS = sorted({word for palette in PALETTES.values() for word in palette.words} | {"white", "pale", "deep"})

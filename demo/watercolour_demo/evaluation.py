@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour_demo.processes import end_process_tree, start
-from watercolour_demo.stack import ROOT
 from watercolour_demo.training import GrpoSettings, child_environment
+from watercolour_harness.processes import end_process_tree, start
+from watercolour_harness.stack import ROOT
 from watercolour_shared.run_dir.evaluation import EVAL_DIR, Evaluation, read_evaluation
 from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE
 

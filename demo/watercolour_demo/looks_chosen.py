@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from watercolour_demo.sketchgen.looks import QUALITIES, Look, look_of
+from watercolour_harness.sketchgen.looks import QUALITIES, Look, look_of
 from watercolour_shared.run_dir import RunReader
 
 

@@ -16,10 +16,10 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from watercolour_demo.processes import end_process_tree
 from watercolour_demo.progress import clock, say
 from watercolour_demo.training import GrpoSettings
 from watercolour_demo.warm_start import WarmStartConfig
+from watercolour_harness.processes import end_process_tree
 from watercolour_shared.sampling import Sampling
 
 CHECK_SAMPLES = 16

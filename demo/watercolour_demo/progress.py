@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 
 from watercolour_demo.looks_chosen import tally
-from watercolour_demo.sketchgen.looks import Look
+from watercolour_harness.sketchgen.looks import Look
 from watercolour_shared.run_dir import RunReader, StepMetrics
 
 

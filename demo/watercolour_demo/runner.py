@@ -13,11 +13,11 @@ from pathlib import Path
 from watercolour_demo.evaluation import ClosingEval, evaluate, numbers
 from watercolour_demo.looks_chosen import step_looks
 from watercolour_demo.prepare import prepare
-from watercolour_demo.processes import end_process_tree, ready
 from watercolour_demo.progress import MetricsFollower, clock, say, step_line
-from watercolour_demo.stack import LocalStack
 from watercolour_demo.training import GrpoSettings, start_trainer, trainer_command
 from watercolour_demo.warm_start import WarmStartConfig
+from watercolour_harness.processes import end_process_tree, ready
+from watercolour_harness.stack import LocalStack
 from watercolour_shared.run_dir import RunReader, StepMetrics
 from watercolour_shared.run_dir.layout import RunLayout
 

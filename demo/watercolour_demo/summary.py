@@ -10,7 +10,7 @@ import statistics
 from pathlib import Path
 
 from watercolour_demo.looks_chosen import mean_look, step_looks
-from watercolour_demo.sketchgen.looks import QUALITIES
+from watercolour_harness.sketchgen.looks import QUALITIES
 from watercolour_shared.run_dir import RunReader, StepMetrics
 from watercolour_shared.run_dir.layout import RunLayout
 

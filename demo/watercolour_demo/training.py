@@ -8,8 +8,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from watercolour_demo.processes import start
-from watercolour_demo.stack import REFERENCES, ROOT
+from watercolour_harness.processes import start
+from watercolour_harness.stack import REFERENCES, ROOT
 from watercolour_shared.sampling import Sampling
 
 SCRIPT = ROOT / "trainer" / "watercolour_grpo.py"

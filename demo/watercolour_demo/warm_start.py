@@ -20,14 +20,14 @@ from pathlib import Path
 
 from watercolour_demo.corpus import Sketches
 from watercolour_demo.corpus_subjects import corpus_subjects
-from watercolour_demo.sketchgen import generate_sketch
-from watercolour_demo.sketchgen.looks import EVERY_LOOK
+from watercolour_harness.sketchgen import generate_sketch
+from watercolour_harness.sketchgen.looks import EVERY_LOOK
 from watercolour_shared.prompts import system_prompt, user_prompt
 from watercolour_shared.subjects import DEFAULT_SUBJECT, SubjectSet
 
 # What GRPO trains on: both bloom painters (hibiscus, flower) in six palettes. The warm start paints them in
 # half its sketches and subjects drawn from templates in the other half (corpus_subjects.py). None of them is
-# in a held-out set (tests/shared/test_eval_subjects.py).
+# in a held-out set (tests/demo/test_corpus_subjects.py).
 DEMO_SUBJECTS = (
     DEFAULT_SUBJECT,
     "a violet anemone",
@@ -120,7 +120,7 @@ def build(config: WarmStartConfig, folder: Path, on_step: Callable | None = None
     # Torch and transformers load here, not on import: the demo's own process only needs the configuration.
     from watercolour_demo import supervised
     from watercolour_demo.corpus import prompt_ids, reply_ids
-    from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
+    from watercolour_harness.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     started = time.monotonic()
     subjects = config.sketch_subjects()

@@ -4,7 +4,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from watercolour_demo.warm_start import DEMO_SUBJECTS, WarmStartConfig
-from watercolour_shared.subjects import EVAL_SUBJECTS_FILE, load_subjects
+from watercolour_shared.subjects import DEMO_EVAL_SUBJECTS_FILE, EVAL_SUBJECTS_FILE, load_subjects
 
 CONFIG = WarmStartConfig()
 
@@ -15,6 +15,12 @@ def test_the_default_corpus_draws_no_shipped_held_out_subject_and_paints_grpos_i
     assert subjects[0::2][: len(DEMO_SUBJECTS)] == list(DEMO_SUBJECTS)
     assert len(set(subjects[1::2])) > 100  # many drawn prompts, so the policy paints whatever it is asked
     assert load_subjects(EVAL_SUBJECTS_FILE).shared_with(subjects) == []
+
+
+def test_grpos_subjects_are_held_out_of_the_default_set_and_the_demos():
+    for path in (EVAL_SUBJECTS_FILE, DEMO_EVAL_SUBJECTS_FILE):
+        held_out = load_subjects(path)
+        assert held_out.held_out_from(list(CONFIG.subjects)) is held_out
 
 
 def test_a_closing_eval_set_the_corpus_draws_from_gets_a_warm_start_that_never_paints_it(tmp_path: Path):

@@ -21,8 +21,8 @@ import pytest
 from PIL import Image
 
 from tests.conftest import ROOT
-from watercolour_demo.processes import free_port
-from watercolour_demo.stack import LocalStack
+from watercolour_harness.processes import free_port
+from watercolour_harness.stack import LocalStack
 
 SHORT_DEMO = ("--steps", "2", "--group-size", "4", "--model-size", "small", "--eval-samples", "1")
 # The warm start learns one sketch by heart: its replies pass the gate after a minute of training.

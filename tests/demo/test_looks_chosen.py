@@ -1,8 +1,8 @@
 """Reading back which look each rollout chose, from the reply the film keeps."""
 
 from watercolour_demo.looks_chosen import mean_look, step_looks, tally
-from watercolour_demo.sketchgen import as_reply, generate_sketch
-from watercolour_demo.sketchgen.looks import Look
+from watercolour_harness.sketchgen import as_reply, generate_sketch
+from watercolour_harness.sketchgen.looks import Look
 from watercolour_shared.run_dir import RolloutRecord, RunWriter
 
 SUBJECT = "a peach hibiscus"

@@ -18,9 +18,9 @@ import pytest
 
 from tests.conftest import fresh_seed
 from watercolour_demo.corpus import Sketches
-from watercolour_demo.sketchgen import KINDS, PALETTES, TITLE, as_reply, corpus, generate_sketch, subject_kind
-from watercolour_demo.sketchgen.looks import EVERY_LOOK, GLAZES, WASHES, ZOOMS, Look, look_of
 from watercolour_env.reply import extract_sketch
+from watercolour_harness.sketchgen import KINDS, PALETTES, TITLE, as_reply, corpus, generate_sketch, subject_kind
+from watercolour_harness.sketchgen.looks import EVERY_LOOK, GLAZES, WASHES, ZOOMS, Look, look_of
 from watercolour_shared.length import length_score
 from watercolour_shared.paint import BLANK_BELOW
 
@@ -209,7 +209,7 @@ def test_the_reply_gives_back_exactly_the_sketch():
 
 
 def test_the_command_line_writes_the_generated_sketches(tmp_path):
-    command = [sys.executable, "-m", "watercolour_demo.sketchgen", "--subject", "hibiscus", "--count", "3", "--seed", "40"]
+    command = [sys.executable, "-m", "watercolour_harness.sketchgen", "--subject", "hibiscus", "--count", "3", "--seed", "40"]
     done = subprocess.run([*command, "--out", str(tmp_path)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hibiscus-00040.js", "hibiscus-00041.js", "hibiscus-00042.js"]

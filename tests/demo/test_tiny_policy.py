@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from watercolour_demo.sketchgen import corpus
-from watercolour_demo.tiny_policy import build_tokenizer
+from watercolour_harness.sketchgen import corpus
+from watercolour_harness.tiny_policy import build_tokenizer
 
 SUBJECTS = ("a peach hibiscus", "a violet anemone")
 

@@ -3,8 +3,8 @@
 from dataclasses import replace
 
 from watercolour_demo import warm_start
-from watercolour_demo.sketchgen.looks import Look
 from watercolour_demo.warm_start import WarmStartConfig
+from watercolour_harness.sketchgen.looks import Look
 
 
 def test_the_key_follows_the_configuration():

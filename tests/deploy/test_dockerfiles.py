@@ -27,7 +27,7 @@ LOCAL_IMAGES = ["deploy/docker/redis.Dockerfile"]
 # A version, or a Debian snapshot date (debian:bookworm-20250630-slim): never a tag that moves.
 PINNED = re.compile(r"[\w./-]+:(\d+\.\d+\.\d+[\w.-]*|[a-z]+-\d{8}[\w.-]*)")
 # The project's code: after it is copied in, nothing may resolve dependencies again.
-CODE = re.compile(r"^(shared|services/\w+/watercolour_\w+|(trainer|demo)/watercolour_\w+)/?$")
+CODE = re.compile(r"^(shared|services/\w+/watercolour_\w+|(trainer|harness|demo)/watercolour_\w+)/?$")
 
 
 INSTALLS = re.compile(r"pip install|apt-get|\bbash \S+\.sh")

@@ -10,10 +10,10 @@ import huggingface_hub.constants
 import pytest
 import yaml
 
-from tests.conftest import free_port
 from tests.deploy.conftest import TOKEN
 from tests.deploy.variables import setting_variables
 from watercolour_env.settings import EnvSettings
+from watercolour_harness.processes import free_port
 from watercolour_scorer.settings import ScorerSettings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,8 @@ from pathlib import Path
 import huggingface_hub.constants
 import pytest
 
-from tests.conftest import free_port
 from watercolour_deploy.train_job import JOB_ROOT, JobPlan, timeout_hours
+from watercolour_harness.processes import free_port
 from watercolour_trainer.config import parse
 
 ROOT = Path(__file__).resolve().parents[2]

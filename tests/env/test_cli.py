@@ -8,8 +8,9 @@ import sys
 
 from PIL import Image
 
-from tests.conftest import ROOT, SKETCHES, free_port, sketch
+from tests.conftest import ROOT, SKETCHES, sketch
 from watercolour_env.settings import EnvSettings
+from watercolour_harness.processes import free_port
 
 WATERCOLOUR = shutil.which("watercolour", path=str(ROOT / ".venv" / "bin")) or shutil.which("watercolour")
 

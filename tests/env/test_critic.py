@@ -13,9 +13,9 @@ import pytest
 from tests.conftest import fresh_seed
 from tests.env.test_critique import assert_speaks_only_of_the_painting
 from tests.pictures import b64, soft_wash
-from tests.shared.scripted_http import ScriptedServer
 from watercolour_env.critic import MAX_CRITIQUE_CHARS, CriticClient, CriticFailed, VlmCritic, bounded, critic_prompt
 from watercolour_env.settings import EnvSettings
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.redis_cache import RedisCache
 from watercolour_shared.render_wire import RenderResult, Violation
 from watercolour_shared.timeouts import client_wait_s

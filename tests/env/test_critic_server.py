@@ -14,10 +14,10 @@ from tests.conftest import BUNDLED_POOL, env_server, fresh_seed, sketch
 from tests.env.test_critique import assert_speaks_only_of_the_painting
 from tests.env.test_revisions import no_numbers_of
 from tests.pictures import b64
-from tests.shared.scripted_http import ScriptedServer
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.critic import CRITIC_VERSION
 from watercolour_env.models import WatercolourAction
+from watercolour_harness.scripted_http import ScriptedServer
 
 SAID = "Soft green washes; the fronds blur into one another. Darken the stems with a second glaze."
 PAINTING, OTHER = sketch("two-washes.js"), sketch("peach-bloom-small.js")

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from tests.conftest import BUNDLED_POOL, fresh_seed, running_service, sketch
-from tests.shared.scripted_http import ScriptedServer
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import preset

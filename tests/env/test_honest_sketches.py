@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, SKETCHES, fresh_seed
-from watercolour_demo.sketchgen.generate import generate_sketch
+from watercolour_harness.sketchgen.generate import generate_sketch
 
 HERE = Path(__file__).resolve().parent
 PROJECT_SKETCHES = {

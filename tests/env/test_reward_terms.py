@@ -4,8 +4,9 @@ term that cannot answer makes the reward unavailable instead of smaller."""
 import httpx
 import pytest
 
-from tests.conftest import free_port, fresh_seed, running_service, sketch
-from tests.shared.scripted_http import ScriptedServer
+from tests.conftest import fresh_seed, running_service, sketch
+from watercolour_harness.processes import free_port
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.reward import MixWeights, preset

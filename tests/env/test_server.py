@@ -11,9 +11,9 @@ import pytest
 import websockets
 
 from tests.conftest import fresh_seed, running_service, sketch
-from tests.shared.scripted_http import LoopbackServer, QuietHandler
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
+from watercolour_harness.scripted_http import LoopbackServer, QuietHandler
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.reward import MixWeights, preset
 
@@ -57,10 +57,7 @@ class CountingScorer(LoopbackServer):
         class Handler(QuietHandler):
             def do_GET(self):  # noqa: N802 - the http.server API
                 counter.probes += 1
-                self.send_response(200)
-                self.send_header("content-length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
+                self.send_json(200, {})
 
         super().__init__(Handler)
         self.start()

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.conftest import ROOT, SKETCHES
-from watercolour_demo.sketchgen import generate_sketch
 from watercolour_env.gate.collector import collector_paused
 from watercolour_env.gate.findings import MAX_PER_CODE
 from watercolour_env.gate.static import analyse
 from watercolour_env.pipeline import RenderPipeline
+from watercolour_harness.sketchgen import generate_sketch
 from watercolour_shared.violations import ViolationCode as V
 
 SETUP = "function setup() {\n  createCanvas(600, 600, WEBGL);\n  angleMode(DEGREES);\n  noLoop();\n}\n"

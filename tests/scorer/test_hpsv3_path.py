@@ -11,8 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import SCORER_PYTHON, free_port, fresh_seed
+from tests.conftest import SCORER_PYTHON, fresh_seed
 from tests.pictures import b64, blank_sheet, hard_blob, soft_wash
+from watercolour_harness.processes import free_port
 
 
 def score(url: str, pngs: list[bytes], prompt: str) -> dict:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.shared.deadline import deadline
-from tests.shared.scripted_http import LoopbackServer, QuietHandler, ScriptedServer
+from watercolour_harness.scripted_http import LoopbackServer, QuietHandler, ScriptedServer
 from watercolour_shared.chat_client import ChatClient
 from watercolour_shared.judge.chat_judge import ChatJudge, JudgeUnavailable
 from watercolour_shared.service_client import ServiceRejected, ServiceUnavailable

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import fresh_seed
 from tests.pictures import blank_sheet, hard_blob, soft_wash
 from tests.shared.deadline import assert_linear, deadline
-from tests.shared.scripted_http import ScriptedServer
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.judge.chat_judge import ChatJudge, JudgeRejected, JudgeUnavailable
 from watercolour_shared.judge.offline import MARGIN, OfflineJudge, wash_quality
 from watercolour_shared.judge.pairwise import PairwiseJudge

@@ -13,7 +13,7 @@ import httpx
 
 from tests.conftest import fresh_seed, running_service, sketch
 from tests.env.test_full_reward import router_env
-from tests.shared.scripted_http import ScriptedServer
+from watercolour_harness.scripted_http import ScriptedServer
 
 HEALTH_WAIT_S = 10.0
 

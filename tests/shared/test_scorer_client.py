@@ -3,7 +3,7 @@
 import pytest
 
 from tests.pictures import soft_wash
-from tests.shared.scripted_http import ScriptedServer
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.scorer_client import ScorerClient, ScorerRejected, ScorerUnavailable
 
 ANSWER = {

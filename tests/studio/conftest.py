@@ -12,8 +12,8 @@ import pytest
 from playwright.async_api import async_playwright
 
 from tests.conftest import ROOT
-from tests.shared.scripted_http import ScriptedServer
 from tests.studio.film import GOOD, step_groups, write_plan, write_step
+from watercolour_harness.scripted_http import ScriptedServer
 
 WATERCOLOUR = str(ROOT / ".venv" / "bin" / "watercolour")
 FILM_STEPS = 4
@@ -66,7 +66,7 @@ def film_copy(film, tmp_path) -> Path:
 def tiny_policy(tmp_path_factory) -> Path:
     """A random policy: what it writes never passes the gate, so every painting of it fails."""
     from tests.trainer.conftest import corpus  # torch and transformers, only for the tests that paint with a model
-    from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
+    from watercolour_harness.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
     tokenizer = build_tokenizer(corpus())
     return save_policy(build_policy(tokenizer, SIZES["tiny"]), tokenizer, tmp_path_factory.mktemp("tiny"))

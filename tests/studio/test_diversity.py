@@ -15,7 +15,7 @@ import itertools
 import pytest
 
 from tests.conftest import sketch
-from watercolour_demo.sketchgen.generate import generate_sketch
+from watercolour_harness.sketchgen.generate import generate_sketch
 from watercolour_shared.prompts import user_prompt
 from watercolour_shared.render_wire import Evaluation, RenderResult, RewardBreakdown
 from watercolour_shared.reward import preset

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import PAINTINGS, chat, fenced, watercolour
 from tests.studio.conftest import SUBJECT as FILM_SUBJECT
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.judge.offline import wash_quality
 from watercolour_shared.reward import DEFAULT_MIX, preset
 from watercolour_shared.run_dir import RunWriter

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import PAINTINGS, chat, fenced, watercolour
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.render_wire import MAX_REPLY_CHARS
 from watercolour_shared.run_dir.evaluation import read_evaluation, replies_file
 

@@ -3,8 +3,8 @@
 import json
 
 from tests.conftest import BUNDLED_POOL
-from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import chat, watercolour
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.judge.chat_judge import PROMPT_FILE
 from watercolour_shared.judge.offline import MARGIN, wash_quality
 from watercolour_shared.reference_pool import ReferencePool

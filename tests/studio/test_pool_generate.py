@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from tests.shared.scripted_http import ScriptedServer
 from tests.studio.conftest import PAINTINGS, SUBJECT, chat, fenced, generate, watercolour
 from tests.studio.film import BARE_PRIMITIVE, REFUSAL
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.env_client import EnvHttpClient
 from watercolour_shared.paint import paint_fraction
 from watercolour_shared.prompts import chat_messages

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,8 +12,8 @@ import pytest
 from transformers import Qwen3_5MoeConfig, Qwen3_5MoeForConditionalGeneration
 
 from tests.conftest import ROOT, SKETCHES
-from tests.shared.scripted_http import LoopbackServer, QuietHandler
-from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
+from watercolour_harness.scripted_http import ScriptedServer
+from watercolour_harness.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 from watercolour_shared.prompts import system_prompt
 
 SCRIPT = ROOT / "trainer" / "watercolour_grpo.py"
@@ -63,28 +62,9 @@ SHORT_RUN = (
 )  # fmt: skip
 
 
-class HalfDeadReplica(LoopbackServer):
+def half_dead_replica(healthy_url: str) -> ScriptedServer:
     """An environment replica whose /health and /ready are the real one's but whose batch call fails: a replica
-    dying mid-run, after the trainer's preflight found it ready."""
-
-    def __init__(self, healthy_url: str):
-        answers = {path: httpx.get(f"{healthy_url}{path}") for path in ("/health", "/ready")}
-
-        class Handler(QuietHandler):
-            def do_GET(self):  # noqa: N802 - the http.server API
-                real = answers.get(self.path)
-                self._answer(real.status_code, real.content) if real else self._answer(404, b"{}")
-
-            def do_POST(self):  # noqa: N802
-                self.rfile.read(int(self.headers.get("content-length", 0)))
-                self._answer(503, json.dumps({"detail": "replica going down"}).encode())
-
-            def _answer(self, status: int, body: bytes):
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        super().__init__(Handler)
-        self.start()
+    dying mid-run, after the trainer's preflight found it ready. Started; the caller stops it."""
+    real = {path: httpx.get(f"{healthy_url}{path}") for path in ("/health", "/ready")}
+    get = {path: (answer.status_code, answer.content) for path, answer in real.items()}
+    return ScriptedServer([(503, {"detail": "replica going down"}, 0)], get=get).start()

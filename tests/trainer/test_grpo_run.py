@@ -11,7 +11,7 @@ import statistics
 import pytest
 from PIL import Image
 
-from tests.trainer.conftest import SHORT_RUN, HalfDeadReplica, run_trainer
+from tests.trainer.conftest import SHORT_RUN, half_dead_replica, run_trainer
 from watercolour_shared.reward import MIX_TERMS
 from watercolour_shared.run_dir import RunReader
 from watercolour_trainer.model_loading import load_with_adapter
@@ -19,7 +19,7 @@ from watercolour_trainer.model_loading import load_with_adapter
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory, full_reward_env_url, tiny_policy) -> RunReader:
-    replica = HalfDeadReplica(full_reward_env_url)
+    replica = half_dead_replica(full_reward_env_url)
     root = tmp_path_factory.mktemp("run")
     try:
         finished = run_trainer(

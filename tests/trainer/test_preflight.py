@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROOT, TEST_DEADLINE_S, free_port
+from tests.conftest import ROOT, TEST_DEADLINE_S
 from tests.trainer.conftest import run_trainer
+from watercolour_harness.processes import free_port
 from watercolour_shared.reward import MixWeights
 from watercolour_shared.timeouts import CLIENT_TIMEOUT_S, client_wait_s
 from watercolour_trainer.config import parse

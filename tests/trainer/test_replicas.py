@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from tests.shared.scripted_http import ScriptedServer
+from watercolour_harness.scripted_http import ScriptedServer
 from watercolour_shared.render_wire import EpisodeOptions, Evaluation, RenderResult, RewardBreakdown
 from watercolour_shared.reward import preset
 from watercolour_trainer.replicas import EnvReplicas, _split, expand_replicas

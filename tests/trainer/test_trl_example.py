@@ -13,7 +13,7 @@ from trl.chat_template_utils import qwen3_chat_template
 
 from tests.conftest import ROOT
 from tests.trainer.conftest import corpus
-from watercolour_demo.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
+from watercolour_harness.tiny_policy import SIZES, build_policy, build_tokenizer, save_policy
 
 EXAMPLE = ROOT / "examples" / "trl_grpo.py"
 

@@ -31,10 +31,10 @@ from trl.data_utils import prepare_multimodal_messages
 
 from tests.conftest import ROOT, fresh_seed, sketch
 from tests.trainer.conftest import corpus
-from watercolour_demo.tiny_policy import build_tokenizer, save_policy
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.critique import CRITIQUE_VERSION
 from watercolour_env.tool_env import WatercolourToolEnv
+from watercolour_harness.tiny_policy import build_tokenizer, save_policy
 from watercolour_shared.prompts import system_prompt
 
 EXAMPLE = ROOT / "examples" / "trl_grpo.py"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from random import Random
 
-from watercolour_demo.sketchgen.scene import Bud, Leaf, Scene, bloom_at, leaves_along, stem_between
-from watercolour_demo.sketchgen.shapes import heading
+from watercolour_harness.sketchgen.scene import Bud, Leaf, Scene, bloom_at, leaves_along, stem_between
+from watercolour_harness.sketchgen.shapes import heading
 
 
 def single(rng: Random) -> Scene:

@@ -1,6 +1,6 @@
 """Write a folder of generated sketches.
 
-    python -m watercolour_demo.sketchgen --subject hibiscus --count 20 --out DIR [--seed 0]
+    python -m watercolour_harness.sketchgen --subject hibiscus --count 20 --out DIR [--seed 0]
         [--palette violet] [--composition pair] [--detail 1.0] [--no-paper-wash] [--reply]
 
 Files are SUBJECT-SEED.js (or .md with --reply: the sketch as a model's answer). Prints one
@@ -15,14 +15,14 @@ import statistics
 import sys
 from pathlib import Path
 
-from watercolour_demo.sketchgen.generate import generate_sketch
-from watercolour_demo.sketchgen.reply import as_reply
+from watercolour_harness.sketchgen.generate import generate_sketch
+from watercolour_harness.sketchgen.reply import as_reply
 from watercolour_shared.length import length_score
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m watercolour_demo.sketchgen", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m watercolour_harness.sketchgen", description=__doc__.split("\n")[0])
     parser.add_argument("--subject", default=DEFAULT_SUBJECT)
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--out", type=Path, required=True, help="folder to write into (created if missing)")

@@ -11,8 +11,8 @@ Coordinates are whole pixels and parameters two decimals: compact text for a sma
 
 from __future__ import annotations
 
-from watercolour_demo.sketchgen.looks import Look
-from watercolour_demo.sketchgen.shapes import Point
+from watercolour_harness.sketchgen.looks import Look
+from watercolour_harness.sketchgen.shapes import Point
 
 CANVAS = 600
 VERTICES_PER_LINE = 6

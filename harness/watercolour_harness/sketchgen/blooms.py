@@ -10,10 +10,10 @@ import math
 from collections.abc import Callable
 from random import Random
 
-from watercolour_demo.sketchgen.palettes import Palette
-from watercolour_demo.sketchgen.scene import Bloom
-from watercolour_demo.sketchgen.shapes import band, blob, curve, fan_petal, oval_petal, polar, vertex_count
-from watercolour_demo.sketchgen.writer import SketchWriter
+from watercolour_harness.sketchgen.palettes import Palette
+from watercolour_harness.sketchgen.scene import Bloom
+from watercolour_harness.sketchgen.shapes import band, blob, curve, fan_petal, oval_petal, polar, vertex_count
+from watercolour_harness.sketchgen.writer import SketchWriter
 
 BloomPainter = Callable[[SketchWriter, Random, Bloom, Palette, float, str], None]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from random import Random
 
-from watercolour_demo.sketchgen.shapes import Point, curve, heading
+from watercolour_harness.sketchgen.shapes import Point, curve, heading
 
 
 @dataclass(frozen=True)

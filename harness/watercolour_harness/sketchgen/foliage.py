@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from random import Random
 
-from watercolour_demo.sketchgen.palettes import Greens, Palette
-from watercolour_demo.sketchgen.scene import Bud, Leaf, Scene, Stem
-from watercolour_demo.sketchgen.shapes import band, blob, leaf, oval_petal, polar, vertex_count
-from watercolour_demo.sketchgen.writer import CANVAS, SketchWriter
+from watercolour_harness.sketchgen.palettes import Greens, Palette
+from watercolour_harness.sketchgen.scene import Bud, Leaf, Scene, Stem
+from watercolour_harness.sketchgen.shapes import band, blob, leaf, oval_petal, polar, vertex_count
+from watercolour_harness.sketchgen.writer import CANVAS, SketchWriter
 
 
 def paper_wash(w: SketchWriter, rng: Random, scene: Scene, palette: Palette, detail: float) -> None:

@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from random import Random
 
-from watercolour_demo.sketchgen import foliage
-from watercolour_demo.sketchgen.blooms import PAINTERS
-from watercolour_demo.sketchgen.layouts import BLOOM_LAYOUTS, LEAF_LAYOUTS, STEM_LAYOUTS, Layout
-from watercolour_demo.sketchgen.looks import Look
-from watercolour_demo.sketchgen.palettes import GREENS, PALETTES, palette_in
-from watercolour_demo.sketchgen.writer import SketchWriter
+from watercolour_harness.sketchgen import foliage
+from watercolour_harness.sketchgen.blooms import PAINTERS
+from watercolour_harness.sketchgen.layouts import BLOOM_LAYOUTS, LEAF_LAYOUTS, STEM_LAYOUTS, Layout
+from watercolour_harness.sketchgen.looks import Look
+from watercolour_harness.sketchgen.palettes import GREENS, PALETTES, palette_in
+from watercolour_harness.sketchgen.writer import SketchWriter
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""The local services the demo trains against: Redis (only when none answers), the heuristic scorer and
-the environment with the offline judge on the bundled pool. Their output goes to LOG_DIR/NAME.log;
-closing the stack ends every process it started."""
+"""The local services the demo trains against and the benches measure through: Redis (only when none answers),
+the heuristic scorer and the environment with the offline judge on the bundled pool. Their output goes to
+LOG_DIR/NAME.log; closing the stack ends every process it started."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import redis
 
-from watercolour_demo.processes import end_process_tree, free_port, ready, start, wait_until
+from watercolour_harness.processes import end_process_tree, free_port, ready, start, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL = ROOT / "services" / "env" / "watercolour_env" / "data" / "pool"
@@ -94,7 +94,7 @@ class LocalStack:
         log = self.log_dir / f"{name}.log"
         process = start(command, log, {**os.environ, "REDIS_URL": self.redis_url, **settings}, ROOT)
         self.processes[name] = process
-        return wait_until(process, f"the {name} service ({log})", ready, READY_TIMEOUT_S)
+        return wait_until(process, f"the {name} service", ready, READY_TIMEOUT_S, log)
 
     def stop(self) -> None:
         """End every service, the last started first, with every process it started."""
