@@ -31,8 +31,9 @@ from trainer_bench import build
 from transformers import GenerationConfig
 from trl.trainer.utils import add_fused_lm_head
 
+from watercolour_harness import record
 from watercolour_shared.sampling import Sampling
-from watercolour_trainer import lora_merge
+from watercolour_trainer import lora_merge, moe_decode
 from watercolour_trainer.lora import lora_config
 
 PROMPT = 213  # the recipe's prompt, as grpo_step_bench.py measured it
@@ -87,7 +88,59 @@ def decode(model, prompt, config: GenerationConfig, long: int, activities) -> di
     with profile(activities=activities) as seventeen:
         generate(model, prompt, 17, config)
     result["profile_per_token"] = top(diff(kernel_times(one), kernel_times(seventeen)), per=16)
+    host = diff(host_calls(one), host_calls(seventeen))
+    result["host_calls_per_token"] = {name: round(count / 16, 1) for name, (count, _) in host.items() if count}
     return result
+
+
+def host_calls(prof) -> dict[str, list]:
+    """How often the host launched a CUDA graph, or ran the fused MoE op outside one, per name."""
+    out: dict[str, list] = defaultdict(lambda: [0, 0.0])
+    for event in prof.events():
+        if event.device_type == DeviceType.CPU and ("GraphLaunch" in event.name or "moe_decode" in event.name):
+            out[event.name][0] += 1
+    return out
+
+
+def check_fused_logits(model, prompt, tokens: int = 8) -> dict:
+    """Greedy decoding (eager, no compile) with the fused MoE decode off and on, and with transformers' own
+    batched_mm switch as a yardstick of what a change of experts kernel does to the logits."""
+    base = model.get_base_model()
+
+    def greedy() -> tuple[torch.Tensor, torch.Tensor]:
+        with torch.no_grad():
+            out = model.generate(input_ids=prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=tokens,
+                                 min_new_tokens=tokens, do_sample=False, output_logits=True, return_dict_in_generate=True,
+                                 pad_token_id=0, eos_token_id=None, disable_compile=True)  # fmt: skip
+        return out.sequences[:, prompt.shape[1] :], torch.stack(out.logits, dim=1)
+
+    def compare(tokens_a, logits_a, tokens_b, logits_b) -> dict:
+        same = (tokens_a == tokens_b).all(dim=0).tolist()  # per step, every sequence
+        agree = same.index(False) if False in same else len(same)  # steps whose inputs were the same
+        diff = (logits_a[:, : agree + 1] - logits_b[:, : agree + 1]).abs().amax(dim=(0, 2)).tolist()
+        return {"tokens_equal": all(same), "steps_agreeing": agree, "max_abs_logit_diff_per_step": [round(d, 5) for d in diff],
+                "logit_scale_max_abs": round(logits_a.abs().max().item(), 3)}  # fmt: skip
+
+    moe_decode.unfuse_decode(base)
+    off_tokens, off_logits = greedy()
+    again_tokens, again_logits = greedy()
+    moe_decode.fuse_decode(base)
+    fused, calls = moe_decode.experts, []
+    moe_decode.experts = lambda block, x: calls.append(x.shape[0]) or fused(block, x)
+    try:
+        on_tokens, on_logits = greedy()
+    finally:
+        moe_decode.experts = fused
+    moe_decode.unfuse_decode(base)
+    before = base._optimize_model_for_decode
+    base._optimize_model_for_decode = lambda: transformers.GenerationMixin._optimize_model_for_decode(base)
+    base.set_experts_implementation("grouped_mm")
+    batched_tokens, batched_logits = greedy()  # transformers' own switch to batched_mm while decoding
+    base._optimize_model_for_decode = before
+    moe_decode.fuse_decode(base)
+    return {"grouped_mm_twice": compare(off_tokens, off_logits, again_tokens, again_logits),
+            "fused_vs_grouped_mm": {**compare(off_tokens, off_logits, on_tokens, on_logits), "fused_calls": len(calls)},
+            "batched_mm_vs_grouped_mm": compare(off_tokens, off_logits, batched_tokens, batched_logits)}  # fmt: skip
 
 
 def micro_step(model, ids, labels, activities, profiled: bool) -> dict:
@@ -128,20 +181,27 @@ def main() -> None:
         default="batched_mm",
         help="grouped_mm: keep it while decoding (watercolour_trainer.compiled_generation.keep_grouped_experts)",
     )
+    parser.add_argument(
+        "--fused-moe-decode",
+        action="store_true",
+        help="decode the experts through watercolour_trainer.moe_decode's Triton kernels (logits checked against grouped_mm)",
+    )
     parser.add_argument("--train-batch", type=int, default=1, help="sequences in the training micro-step")
     parser.add_argument("--out")
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    report: dict = {"versions": {"torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__}}
+    device_name = torch.cuda.get_device_name() if device == "cuda" else None
+    report: dict = {
+        **record.header("grpo-profile", device=device_name),
+        "versions": {"torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__},
+    }
     try:
         import triton
 
         report["versions"]["triton"] = triton.__version__
     except ImportError:
         pass
-    if device == "cuda":
-        report["device"] = torch.cuda.get_device_name()
 
     def save():
         text = json.dumps(report, indent=2)
@@ -165,6 +225,9 @@ def main() -> None:
     report["decode_experts"] = args.decode_experts
     if args.decode_experts == "grouped_mm":
         model.get_base_model()._optimize_model_for_decode = contextlib.nullcontext
+    if args.fused_moe_decode:
+        blocks = moe_decode.fuse_decode(model)
+        report["fused_moe_decode"] = {"blocks": blocks, "config": moe_decode.CONFIG, "split": moe_decode.SPLIT}
     model.eval()
     config = GenerationConfig(
         **Sampling().model_dump(exclude={"max_new_tokens"}), do_sample=True, cache_implementation="static",
@@ -182,6 +245,9 @@ def main() -> None:
         with lora_merge.merged_for_generation(model):
             sync()
             report["merge_s"] = round(time.perf_counter() - started, 3)
+            if args.fused_moe_decode:
+                report["fused_moe_decode"]["logits"] = check_fused_logits(model, prompt)
+                save()
             report["decode_lora_merged"] = decode(model, prompt, config, args.long, activities)
         save()
 

@@ -89,6 +89,13 @@ class WatercolourGRPOConfig(GRPOConfig):
             "choices": DECODE_EXPERTS,
         },
     )
+    fused_moe_decode: bool = field(
+        default=False,
+        metadata={
+            "help": "Decode the MoE experts through this project's Triton kernels (route, gate/up, down and the weighted "
+            "sum in three launches; watercolour_trainer/moe_decode.py). The prefill and training keep --decode_experts."
+        },
+    )
     compile_cache: str | None = field(
         default=None, metadata={"help": "A folder kept between runs for torch.compile's caches (default: inductor's /tmp)."}
     )

@@ -11,7 +11,7 @@ from trl import GRPOTrainer
 from watercolour_shared.prompts import chat_messages
 from watercolour_shared.render_wire import EpisodeOptions
 from watercolour_shared.run_dir import RunWriter
-from watercolour_trainer import compile_cache, compiled_generation, lora_merge
+from watercolour_trainer import compile_cache, compiled_generation, lora_merge, moe_decode
 from watercolour_trainer.config import WatercolourGRPOConfig
 from watercolour_trainer.env_reward import EnvReward, StepClock
 from watercolour_trainer.held_out_curve import CurveCommand, HeldOutCurve
@@ -66,6 +66,8 @@ def build_trainer(
         lora_merge.merge_lora_for_generation(trainer)
     if config.decode_experts == "grouped_mm":
         compiled_generation.keep_grouped_experts(trainer)
+    if config.fused_moe_decode:
+        moe_decode.fuse_decode(trainer)
     if config.compile_cache is not None:
         trainer.add_callback(compile_cache.SaveCompileCache(Path(config.compile_cache)))
     if config.eval_steps and trainer.accelerator.is_main_process:
