@@ -35,7 +35,7 @@ from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer, TrlParser
 
 from watercolour_env.tool_env import WatercolourToolEnv
-from watercolour_shared.prompts import system_prompt
+from watercolour_shared.prompts import tool_messages
 from watercolour_shared.subjects import DEFAULT_SUBJECT
 
 
@@ -54,7 +54,7 @@ class ScriptArguments:
 def main() -> None:
     script, config = TrlParser((ScriptArguments, GRPOConfig)).parse_args_and_config()
     # The brief (the subject and how to call the tool) comes from the environment's reset, after this message.
-    rows = {"prompt": [[{"role": "system", "content": system_prompt()}, {"role": "user", "content": ""}]] * len(script.subjects)}
+    rows = {"prompt": [tool_messages()] * len(script.subjects)}
     rows |= {"subject": script.subjects, "seed": [(config.seed + i) % 2**31 for i in range(len(script.subjects))]}
     trainer = GRPOTrainer(
         model=script.model_name_or_path,

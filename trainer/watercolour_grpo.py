@@ -36,7 +36,6 @@ trainer/watercolour_grpo.py ...`. Add --dry_run to check every service and see t
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import re
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     # The model code takes seconds to import: only a run that trains pays for it.
     from transformers.trainer_utils import get_last_checkpoint
 
-    from watercolour_trainer.grpo_trainer import build_trainer
+    from watercolour_trainer.grpo_trainer import build_trainer, close_environments
     from watercolour_trainer.lora import PartialLoraError, coverage, decoder_layer_count
     from watercolour_trainer.model_loading import load_policy, load_tokenizer
 
@@ -126,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # 7. Train; then what trained (the adapter, or the whole model) and the tokenizer, then the Hub.
     trainer.train(resume_from_checkpoint=checkpoint)
-    asyncio.run_coroutine_threadsafe(replica_clients.close(), trainer.async_loop).result()
+    close_environments(trainer, replica_clients)
     if trainer.accelerator.is_main_process:
         saved = run.weights_dir(config.use_peft)
         trainer.save_model(str(saved))

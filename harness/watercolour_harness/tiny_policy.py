@@ -101,3 +101,29 @@ def save_policy(model, tokenizer, folder: Path) -> Path:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def learn_turns(model, encode, messages: list[dict], eos_token_id: int, steps: int = 120, lr: float = 3e-3) -> float:
+    """Train a tiny policy, supervised, on a conversation's assistant turns, each up to its end-of-turn token (the rest
+    is context): how a test's random policy learns to call a tool. `encode(messages, **options)` gives the model's
+    inputs for the messages as its chat template renders them (`add_generation_prompt=True` among the options).
+    Returns the last step's loss."""
+    import torch
+
+    whole = encode(messages)
+    ids = whole["input_ids"][0]
+    targets = []
+    for turn, message in enumerate(messages):
+        if message["role"] == "assistant":
+            start = encode(messages[:turn], add_generation_prompt=True)["input_ids"].shape[1]
+            end = start + int((ids[start:] == eos_token_id).nonzero()[0]) + 1
+            targets += range(start, end)
+    targets = torch.tensor(targets)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr)
+    for _ in range(steps):
+        logits = model(**whole, logits_to_keep=targets - 1).logits[0]  # only the targets' logits: the vocabulary is wide
+        loss = torch.nn.functional.cross_entropy(logits, ids[targets])
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+    return loss.item()

@@ -33,6 +33,13 @@ def chat_messages(subject: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": user_prompt(subject)}]
 
 
+def tool_messages() -> list[dict[str, str]]:
+    """The conversation a tool-calling policy answers (TRL's `environment_factory`): the system prompt, then an empty
+    user turn, which TRL fills with the environment's brief (WatercolourToolEnv.reset: the subject, and the `paint`
+    tool's rules)."""
+    return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": ""}]
+
+
 def revision_request(critique: str, revisions_left: int) -> str:
     """The user turn after a painting of an episode with revisions (docs/revisions.md), for a policy that answers in
     text: the environment's critique of the painting, as WatercolourToolEnv hands it to a tool-calling policy, then

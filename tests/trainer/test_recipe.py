@@ -149,7 +149,11 @@ def test_help_lists_every_field_with_its_help():
 def test_the_plan_holds_the_parsed_config_itself():
     run = config.parse(["--config", str(RECIPES[0]), *ENV])
     plan = build_plan(run, run.run_dir, run.env_url, {})
-    assert plan["config"].keys() == {field.name for field in dataclasses.fields(run) if field.init}
+    every = {field.name for field in dataclasses.fields(run) if field.init}
+    # A run without revisions writes the run.json it wrote before they existed: their fields are left out.
+    assert plan["config"].keys() == every - set(config.REVISION_FIELDS)
+    revising = config.parse(["--config", str(RECIPES[0]), *ENV, "--revisions", "1"])
+    assert build_plan(revising, revising.run_dir, revising.env_url, {})["config"].keys() == every
     assert plan["config"]["learning_rate"] == 5e-5 and plan["config"]["mix"] == RECIPES[0].stem
     assert plan["model"] == run.model_name_or_path and plan["lora"]["targets"] == "all-linear"
 

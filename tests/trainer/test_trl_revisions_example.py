@@ -34,7 +34,7 @@ from tests.trainer.conftest import corpus
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.critique import CRITIQUE_VERSION
 from watercolour_env.tool_env import WatercolourToolEnv
-from watercolour_harness.tiny_policy import build_tokenizer, save_policy
+from watercolour_harness.tiny_policy import build_tokenizer, learn_turns, save_policy
 from watercolour_shared.prompts import system_prompt
 
 EXAMPLE = ROOT / "examples" / "trl_grpo.py"
@@ -127,33 +127,12 @@ def encode(processor, messages: list[dict], **options):
     return processor.apply_chat_template(messages, tools=tools, tokenize=True, return_dict=True, return_tensors="pt", **options)
 
 
-def warm_up(model, processor, messages: list[dict], steps: int = 120) -> float:
-    """Supervised on the episode's assistant turns, each up to its end-of-turn token; the rest is context."""
-    whole = encode(processor, messages)
-    ids = whole["input_ids"][0]
-    targets = []
-    for turn, message in enumerate(messages):
-        if message["role"] == "assistant":
-            start = encode(processor, messages[:turn], add_generation_prompt=True)["input_ids"].shape[1]
-            end = start + int((ids[start:] == processor.tokenizer.eos_token_id).nonzero()[0]) + 1
-            targets += range(start, end)
-    targets = torch.tensor(targets)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    for _ in range(steps):
-        logits = model(**whole, logits_to_keep=targets - 1).logits[0]  # only the targets' logits: the vocabulary is wide
-        loss = torch.nn.functional.cross_entropy(logits, ids[targets])
-        loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-    return loss.item()
-
-
 @pytest.fixture(scope="module")
 def tiny_vlm(episode, tmp_path_factory):
     text = render_jinja_template([episode], tools=[WatercolourToolEnv.paint], chat_template=qwen3_5_nothink_chat_template)[0][0]
     processor = vlm_processor(text)
     model = vlm(processor.tokenizer)
-    assert warm_up(model, processor, episode) < 0.05
+    assert learn_turns(model, functools.partial(encode, processor), episode, processor.tokenizer.eos_token_id) < 0.05
     folder = save_policy(model, processor.tokenizer, tmp_path_factory.mktemp("tiny-vlm"))
     processor.save_pretrained(folder)  # TRL loads the processor, and so knows a VLM
     return folder

@@ -11,23 +11,32 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import os
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from pydantic import ValidationError
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 from trl import GRPOConfig, TrlParser
 
 from watercolour_shared.judge.factory import JUDGES
-from watercolour_shared.render_wire import MAX_GROUP
+from watercolour_shared.render_wire import MAX_GROUP, EpisodeOptions
 from watercolour_shared.retired_names import TRAINER_FLAGS, refuse_flags
 from watercolour_shared.reward import DEFAULT_MIX, PRESETS, MixWeights, parse_weights, preset
 from watercolour_shared.subjects import DEFAULT_SUBJECT, EVAL_SUBJECTS_FILE, SubjectsError, load_subjects, too_long
 from watercolour_trainer.recipe_file import ENV, RecipeError, beneath, recipe_values
+from watercolour_trainer.term_rewards import GDPO
 
 DECODE_EXPERTS = ("batched_mm", "grouped_mm")
+# The episode options a run with revisions sets (docs/revisions.md): their names and defaults are EpisodeOptions'.
+REVISION_FIELDS = ("revisions", "revision_bonus")
+NEEDS_ENV_CLIENT = (
+    "--revisions plays each rollout's episode over the environment's WebSocket, with its client: "
+    "pip install './trainer[revisions]' (watercolour-env: OpenEnv's client, no browser)"
+)
 # resume_from_checkpoint's value for "the last checkpoint in this run's directory".
 LAST_CHECKPOINT = "last"
 
@@ -71,6 +80,22 @@ class WatercolourGRPOConfig(GRPOConfig):
         default=None, metadata={"help": "Seconds to wait for a group's rewards (default: what the environments' /ready report)."}
     )
     allow_missing_terms: bool = field(default=False, metadata={"help": "Start even if a weighted term is not reachable."})
+    # --- Revisions (docs/revisions.md): the episode options of those names, their defaults the environment's. ---
+    revisions: int = field(
+        default=EpisodeOptions.model_fields["revisions"].default,
+        metadata={
+            "help": "Paintings after the first in each rollout, each after the environment's critique of the one before, "
+            "through TRL's tool calling (the policy calls `paint`); the rollout's reward is its last painting's, and "
+            "--max_completion_length must hold every turn. 0 (the default): one painting a rollout, as before."
+        },
+    )
+    revision_bonus: float = field(
+        default=EpisodeOptions.model_fields["revision_bonus"].default,
+        metadata={
+            "help": "alpha, SCoRe's improvement bonus: a rollout's reward is r_last + alpha x (r_last - r_first). Default "
+            "0.0: the last painting's reward alone. Needs --revisions."
+        },
+    )
     # --- Generation on this trainer's own path (TRL's fields hold the rest). ---
     min_completion_length: int = field(default=0, metadata={"help": "Force at least N new tokens (for measurements)."})
     compiled_generation: bool | None = field(
@@ -170,6 +195,7 @@ class WatercolourGRPOConfig(GRPOConfig):
         if long := too_long(self.subjects):  # the wire refuses them: every group of one would be dropped, step after step
             raise ValueError(f"--subjects: {long}")
         self._check_held_out_curve()
+        self._check_revisions()
         if (self.num_generations or 0) > MAX_GROUP:  # a group is one /evaluate call: found here, not as the first step's 422
             raise ValueError(
                 f"--num_generations {self.num_generations}: the environment scores at most {MAX_GROUP} replies a group"
@@ -179,7 +205,8 @@ class WatercolourGRPOConfig(GRPOConfig):
         if self.compiled_generation is None:
             import torch
 
-            self.compiled_generation = torch.cuda.is_available() and not self.use_vllm
+            # Not with revisions: the static cache is sized for one turn's prompt (compiled_generation.enable).
+            self.compiled_generation = torch.cuda.is_available() and not self.use_vllm and not self.revisions
         if self.compiled_generation:  # a static cache is what makes generation compilable
             self.cache_implementation = "static"
         if self.min_completion_length:
@@ -213,6 +240,26 @@ class WatercolourGRPOConfig(GRPOConfig):
             load_subjects(Path(self.eval_subjects or EVAL_SUBJECTS_FILE)).held_out_from(self.subjects)
         except SubjectsError as error:
             raise ValueError(f"--eval_subjects: {error}") from None
+
+    def _check_revisions(self) -> None:
+        """The episode options' own bounds, and what a run with revisions cannot do, said before anything loads."""
+        try:
+            EpisodeOptions(revisions=self.revisions, revision_bonus=self.revision_bonus)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            raise ValueError(f"--{problem['loc'][0]} {getattr(self, problem['loc'][0])}: {problem['msg']}") from None
+        if not self.revisions:
+            if self.revision_bonus:
+                raise ValueError(f"--revision_bonus {self.revision_bonus} needs --revisions: one painting has no improvement")
+            return
+        if self.multi_objective_aggregation == GDPO:  # an episode's reward is one number: its terms are the last painting's
+            raise ValueError(f"--revisions: --multi_objective_aggregation {GDPO} needs each term's reward; a rollout with "
+                             "revisions is rewarded as one number (its last painting's, with the bonus)")  # fmt: skip
+        if self.compiled_generation:
+            raise ValueError("--revisions: --compiled_generation sizes its static cache for one turn's prompt, and a "
+                             "revision's prompt holds the turns before it; leave it unset")  # fmt: skip
+        if importlib.util.find_spec("watercolour_env") is None:
+            raise ValueError(NEEDS_ENV_CLIENT)
 
     def mix_weights(self) -> MixWeights:
         """The weights every episode of the run asks the environment for."""

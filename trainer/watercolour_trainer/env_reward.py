@@ -57,6 +57,21 @@ class StepClock:
         )
 
 
+class FilmIndex:
+    """Each rollout's index in its step's film. Set for multi-GPU runs: each process numbers its share of a step after
+    the processes before it."""
+
+    def __init__(self):
+        self.process_index = 0
+        self.rollouts_per_process = 0
+        self._written: dict[int, int] = {}
+
+    def next(self, step: int) -> int:
+        index = self.process_index * self.rollouts_per_process + self._written.get(step, 0)
+        self._written[step] = self._written.get(step, 0) + 1
+        return index
+
+
 class EnvReward:
     __name__ = "watercolour"  # TRL names reward functions by __name__ in its logs
 
@@ -66,10 +81,7 @@ class EnvReward:
         self.run = run
         self.clock = clock
         self.seed = seed
-        # Set for multi-GPU runs: each process numbers its share of a step after the processes before it.
-        self.process_index = 0
-        self.rollouts_per_process = 0
-        self._written: dict[int, int] = {}
+        self.index = FilmIndex()
 
     async def __call__(self, prompts, completions, trainer_state, episode_id, subject, **_) -> list[float | None]:
         records = await self.records(prompts, completions, trainer_state, episode_id, subject)
@@ -82,7 +94,8 @@ class EnvReward:
         replies = [completion_text(completion) for completion in completions]
         # One call per group (its own subject), all in flight at once over every replica.
         groups = {group: [i for i, g in enumerate(episode_id) if g == group] for group in dict.fromkeys(episode_id)}
-        log.info("process %d scores %d rollouts of step %d (groups %s)", self.process_index, len(replies), step, list(groups))
+        process = self.index.process_index
+        log.info("process %d scores %d rollouts of step %d (groups %s)", process, len(replies), step, list(groups))
         self.clock.rewards_began = time.perf_counter()
         calls = [self._group(members, replies, subject, seed) for members in groups.values()]
         answers = await asyncio.gather(*calls)
@@ -106,8 +119,7 @@ class EnvReward:
         return await self.replicas.evaluate([replies[i] for i in members], seed, episode)
 
     def _keep(self, step: int, seed: int, prompt: str, reply: str, outcome: Outcome, group: int) -> RolloutRecord:
-        index = self.process_index * self.rollouts_per_process + self._written.get(step, 0)
-        self._written[step] = self._written.get(step, 0) + 1
+        index = self.index.next(step)
         record = RolloutRecord.answered(
             outcome.evaluation, outcome.failure, step=step, index=index, group=group, prompt=prompt, seed=seed, reply=reply
         )

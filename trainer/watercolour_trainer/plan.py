@@ -9,7 +9,7 @@ from pathlib import Path
 from watercolour_shared.hardware import hourly_cost
 from watercolour_shared.readiness import Readiness
 from watercolour_shared.sampling import Sampling
-from watercolour_trainer.config import WatercolourGRPOConfig
+from watercolour_trainer.config import REVISION_FIELDS, WatercolourGRPOConfig
 
 # This trainer's measured pace on one H200 (bench/results/grpo-step-35b-h200-2026-12-03.json: torch 2.11, Triton 3.6,
 # transformers 5.20.2; merged-LoRA compiled generation, grouped_mm experts, micro-batches of 8): generating and
@@ -79,13 +79,24 @@ def build_plan(config: WatercolourGRPOConfig, run_dir: Path, replicas: list[str]
             "usd_trainer": None if gpu is None else round(hours * gpu, 2),
             "usd_scorer_space": None if scorer is None else round(hours * scorer, 2),
         },
-        "config": json.loads(config.to_json_string()),
+        "config": _written(config),
     }
+
+
+def _written(config: WatercolourGRPOConfig) -> dict:
+    """The whole parsed config as TRL writes it; a run without revisions leaves their fields out (a bonus without
+    revisions is refused), so it writes the run.json it wrote before they existed."""
+    written = json.loads(config.to_json_string())
+    if not config.revisions:
+        for name in REVISION_FIELDS:
+            written.pop(name)
+    return written
 
 
 def describe(plan: dict) -> str:
     estimate, config = plan["estimate"], plan["config"]
     prompts, group = config["prompts_per_step"], config["num_generations"]
+    revised = f", each painted {config['revisions'] + 1} times" if config.get("revisions") else ""
     cost = " + ".join(
         f"${estimate[key]:,.2f} {label}"
         for key, label in (("usd_trainer", "trainer"), ("usd_scorer_space", "scorer Space"))
@@ -93,7 +104,7 @@ def describe(plan: dict) -> str:
     )
     head = (
         f"{plan['model']} paints {' / '.join(plan['subjects'])}: {plan['steps']} steps x {group * prompts} rollouts "
-        f"({prompts} prompt(s) x {group}) over {len(plan['replicas'])} environment replica(s)\n"
+        f"({prompts} prompt(s) x {group}{revised}) over {len(plan['replicas'])} environment replica(s)\n"
         f"about {estimate['hours']} h ({estimate['step_seconds']} s a step, from {estimate['step_seconds_source']})"
         f"{': ' + cost if cost else ''}\n"
     )

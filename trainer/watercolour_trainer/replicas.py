@@ -65,6 +65,7 @@ class EnvReplicas:
         self, urls: list[str], token: str | None = None, timeout_s: float = CLIENT_TIMEOUT_S, retry_s: float = REPLICA_RETRY_S
     ):
         self.urls = urls
+        self.token, self.timeout_s = token, timeout_s  # also the WebSocket sessions' of a run with revisions
         self.retry_s = retry_s
         self.clients = [EnvHttpClient(url, token, timeout_s=timeout_s) for url in urls]
         self._resting_until = [0.0] * len(urls)

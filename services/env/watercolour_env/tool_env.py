@@ -78,9 +78,11 @@ class WatercolourToolEnv:
         images: bool = False,
         revision_bonus: float = 0.0,
         image_side: int = IMAGE_SIDE,
+        references: int | None = None,
         **client_options,
     ):
-        """`weights`: the reward terms' weights for every episode (the server's default mix when None). `revisions`:
+        """`weights`: the reward terms' weights for every episode (the server's default mix when None). `references`:
+        the judge's references per painting (the server's default when None). `revisions`:
         paintings after the first, each after a critique (0: one painting per episode, as before). `images`: with
         revisions, the tool's answer also holds the painting, `image_side` px a side, for a vision-language policy.
         `revision_bonus`: alpha in r_last + alpha x (r_last - r_first)."""
@@ -88,6 +90,7 @@ class WatercolourToolEnv:
             raise ValueError(f"revisions are from 0 to {MAX_REVISIONS}, not {revisions}")
         self._env = WatercolourEnv(base_url=base_url, **client_options)
         self._weights = weights
+        self._references = {"references": references} if references is not None else {}
         self._revisions, self._images, self._bonus, self._side = revisions, images, revision_bonus, image_side
         self._subject: str | None = None
         self._seed: int | None = None
@@ -165,7 +168,7 @@ class WatercolourToolEnv:
     def _begin(self) -> WatercolourObservation:
         # Begun again after a lost session, the episode allows the paintings that remain.
         revised = {"revisions": self._revisions - self._painted, "revision_bonus": self._bonus} if self._revisions else {}
-        result = self._env.reset(subject=self._subject, weights=self._weights, seed=self._seed, **revised)
+        result = self._env.reset(subject=self._subject, weights=self._weights, seed=self._seed, **self._references, **revised)
         self._episode_begun = True
         return result.observation
 

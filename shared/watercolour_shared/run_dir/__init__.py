@@ -2,8 +2,8 @@
 demo and the Hub upload read. Its layout, its records, one writer and one reader live here and only here."""
 
 from watercolour_shared.run_dir.layout import RECORDS, WeightsKind, weights_kind
-from watercolour_shared.run_dir.reader import FilmRollout, RunReader, run_sampling
-from watercolour_shared.run_dir.records import RolloutRecord, RunPlan, StepMetrics, StepTimings
+from watercolour_shared.run_dir.reader import FilmRollout, FilmTurn, RunReader, run_sampling
+from watercolour_shared.run_dir.records import RolloutRecord, RolloutTurn, RunPlan, StepMetrics, StepTimings
 from watercolour_shared.run_dir.step_metrics import LOW_REWARD, all_equal, by_group, mean_reward, summarise
 from watercolour_shared.run_dir.writer import RunWriter
 
@@ -11,7 +11,9 @@ __all__ = [
     "LOW_REWARD",
     "RECORDS",
     "FilmRollout",
+    "FilmTurn",
     "RolloutRecord",
+    "RolloutTurn",
     "RunPlan",
     "RunReader",
     "RunWriter",

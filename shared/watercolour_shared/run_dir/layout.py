@@ -37,7 +37,8 @@ def rollouts_repo(push_to: str) -> str:
 STEP_DIR = re.compile(r"step-(\d+)")
 CHECKPOINT_DIR = re.compile(r"checkpoint-(\d+)")  # a checkpoint the trainer saved in checkpoints/, at step N
 ROLLOUT_JSON = re.compile(r"rollout-(\d+)\.json")
-FILM_FILE = re.compile(r"rollout-\d+\.(png|js)")
+# A rollout's painting and code, and with revisions each turn's (rollout-NN-turn-T.png, .js).
+FILM_FILE = re.compile(r"rollout-\d+(-turn-\d+)?\.(png|js)")
 
 WeightsKind = Literal["adapter", "model"]
 ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")  # beside adapter_config.json
@@ -50,6 +51,11 @@ def step_name(step: int) -> str:
 
 def rollout_name(index: int) -> str:
     return f"rollout-{index:02d}"
+
+
+def turn_name(index: int, turn: int) -> str:
+    """One painting of a rollout with revisions: turn 0 is the first, 1 to N each revision."""
+    return f"{rollout_name(index)}-turn-{turn}"
 
 
 def painting_path(step: int, index: int) -> str:
@@ -93,6 +99,10 @@ class RunLayout:
     def rollout_stem(self, step: int, index: int) -> Path:
         """The rollout's files without their suffix: .json (the record), .js (the code), .png (the painting)."""
         return self.step_dir(step) / rollout_name(index)
+
+    def turn_stem(self, step: int, index: int, turn: int) -> Path:
+        """One turn's files without their suffix: .js (the code it painted), .png (its painting)."""
+        return self.step_dir(step) / turn_name(index, turn)
 
     def weights_dir(self, lora: bool) -> Path:
         """Where the trainer saves what it trained."""

@@ -26,21 +26,33 @@ from watercolour_shared.run_dir.layout import (
     STEP_DIR,
     RunLayout,
     SavedWeights,
+    turn_name,
     weights_kind,
 )
-from watercolour_shared.run_dir.records import RolloutRecord, RunPlan, StepMetrics
+from watercolour_shared.run_dir.records import RolloutRecord, RolloutTurn, RunPlan, StepMetrics
 from watercolour_shared.sampling import Sampling
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class FilmTurn:
+    """One painting of a rollout with revisions, and its files; `png` is None when nothing was painted."""
+
+    turn: RolloutTurn
+    png: Path | None
+    js: Path | None
+
+
+@dataclass(frozen=True)
 class FilmRollout:
-    """A rollout's record and its files; `png` is None when nothing was painted."""
+    """A rollout's record and its files; `png` is None when nothing was painted. `turns`: with revisions, every
+    painting of its episode, first to last (the last is also `png` and `js`); empty without."""
 
     record: RolloutRecord
     png: Path | None
     js: Path | None
+    turns: tuple[FilmTurn, ...] = ()
 
 
 class RunReader(RunLayout):
@@ -123,7 +135,13 @@ def _read_step(folder: Path, names: frozenset[str]) -> list[FilmRollout]:
     for name in names:
         record = _parsed(RolloutRecord, (folder / name).read_text()) if ROLLOUT_JSON.fullmatch(name) else None
         if record is not None:
-            stem = name.removesuffix(".json")
-            png, js = (folder / f"{stem}.{ext}" if f"{stem}.{ext}" in names else None for ext in ("png", "js"))
-            rollouts.append(FilmRollout(record, png, js))
+            png, js = _files(folder, names, name.removesuffix(".json"))
+            turns = tuple(FilmTurn(turn, *_files(folder, names, turn_name(record.index, turn.turn))) for turn in record.turns)
+            rollouts.append(FilmRollout(record, png, js, turns))
     return sorted(rollouts, key=lambda r: r.record.index)
+
+
+def _files(folder: Path, names: frozenset[str], stem: str) -> tuple[Path | None, Path | None]:
+    """The painting and the code of `stem`, each None when the step folder holds none."""
+    png, js = (folder / f"{stem}.{ext}" if f"{stem}.{ext}" in names else None for ext in ("png", "js"))
+    return png, js

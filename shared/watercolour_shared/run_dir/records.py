@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from watercolour_shared.render_wire import Evaluation
+from watercolour_shared.render_wire import Evaluation, RenderResult
 from watercolour_shared.reward import MIX_TERMS, MixWeights, Term, TermScores, by_term, term_values
 from watercolour_shared.run_dir.layout import WeightsKind
 from watercolour_shared.sampling import Sampling
 
-# The PNG travels in the evaluation but is kept beside the record, as rollout-NN.png.
-WITHOUT_PNG = {"evaluation": {"render": {"png_base64"}}}
+# The PNG travels in the evaluation (and in each turn's render) but is kept beside the record, as rollout-NN.png
+# (and rollout-NN-turn-T.png).
+WITHOUT_PNG = {"evaluation": {"render": {"png_base64"}}, "turns": {"__all__": {"render": {"png_base64"}}}}
+
+
+class RolloutTurn(BaseModel):
+    """One painting of a rollout with revisions (docs/run-directory.md, "Revisions"): turn 0 is the first, 1 to N each
+    revision, painted in one episode of the environment after the policy read the critique of the turn before."""
+
+    turn: int
+    code: str  # what rollout-NN-turn-T.js holds: the code the environment extracted, else the sketch as sent
+    render: RenderResult | None  # the environment's gate and render (its PNG is rollout-NN-turn-T.png); None: no answer
+    critique: str | None  # the environment's critique of this painting; the last one is read by no policy
+    critique_source: str | None = None  # rules, or vlm (the environment's critic)
+    critique_version: str | None = None  # which critique text made it
+    revisions_left: int | None = None  # paintings the episode still allowed after this one
+    handed_in: bool = False  # painted for a rollout that stopped early: its last painting again, so the episode ends
+    failure: str | None = None  # why this turn's painting was lost to our infrastructure (the rollout is then dropped)
 
 
 class RolloutRecord(BaseModel):
@@ -25,6 +41,17 @@ class RolloutRecord(BaseModel):
     dropped_reason: str | None
     reply: str
     evaluation: Evaluation | None
+    # With revisions only (the launch script's --revisions N): every painting of the episode, first to last. The
+    # record's `evaluation` is then the last painting's, its `reward` the episode's. Left out of a record without them.
+    turns: list[RolloutTurn] = []
+
+    @model_serializer(mode="wrap")
+    def _turns_when_set(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """A rollout without revisions is written as it was before them."""
+        dumped = handler(self)
+        if not dumped.get("turns"):
+            dumped.pop("turns", None)
+        return dumped
 
     @classmethod
     def answered(cls, evaluation: Evaluation | None, failure: str | None = None, **fields) -> RolloutRecord:

@@ -42,10 +42,11 @@ def summarise(step: int, rollouts: list[RolloutRecord], timings: StepTimings, ti
 
 
 def _component_means(scored: list[RolloutRecord]) -> dict[Term, float]:
-    """Means of the terms that carry weight; a term with no score in any rollout is left out, not 0."""
+    """Means of the terms that carry weight; a term with no score in any rollout is left out, not 0. A rollout with
+    revisions that never painted is scored 0 with no evaluation, so no terms: it counts in none."""
     means = {}
     for term in MIX_TERMS:
-        values = [r.scores()[term] for r in scored if r.evaluation.reward.weights.active(term)]
+        values = [r.scores()[term] for r in scored if r.evaluation and r.evaluation.reward.weights.active(term)]
         known = [value for value in values if value is not None]
         if known:
             means[term] = statistics.fmean(known)

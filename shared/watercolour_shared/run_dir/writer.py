@@ -33,6 +33,11 @@ class RunWriter(RunReader):
         png = rollout.evaluation.render.png_base64 if rollout.evaluation else None
         if png:
             atomic_write(stem.with_suffix(".png"), base64.b64decode(png))
+        for turn in rollout.turns:  # before the record: a reader that sees it sees its turns' files
+            turn_stem = self.turn_stem(rollout.step, rollout.index, turn.turn)
+            atomic_write(turn_stem.with_suffix(".js"), turn.code.encode())
+            if turn.render and turn.render.png_base64:
+                atomic_write(turn_stem.with_suffix(".png"), base64.b64decode(turn.render.png_base64))
         atomic_write(stem.with_suffix(".json"), json.dumps(rollout.as_json(), indent=1).encode())
 
     def append_metrics(self, metrics: StepMetrics) -> None:

@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse, PlainTextResponse
 
 from watercolour_shared.reference_pool import ReferencePool
 from watercolour_shared.reward import MIX_TERMS
-from watercolour_shared.run_dir import LOW_REWARD, FilmRollout, RunReader, by_group, mean_reward
+from watercolour_shared.run_dir import LOW_REWARD, FilmRollout, FilmTurn, RunReader, by_group, mean_reward
 from watercolour_shared.run_dir.evaluation import EVAL_DIR
 from watercolour_studio.checks.run_checks import CheckOptions, run_checks
 from watercolour_studio.eval.page import PAGE as EVAL_PAGE
@@ -75,6 +75,7 @@ def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None
             "code": code,
             "code_html": highlighted(code),
             "references": faced(found, pool_urls),
+            "turns": [_turn(found.record.step, filmed) for filmed in found.turns],
         }
 
     @app.get("/api/checks")
@@ -108,6 +109,24 @@ def gallery_app(run: RunReader, checks: CheckOptions, pool: ReferencePool | None
         return PlainTextResponse(stylesheet(), media_type="text/css")
 
     return app
+
+
+def _turn(step: int, filmed: FilmTurn) -> dict:
+    """One painting of a rollout's revision chain, in the order painted: the painting, its code and its critique."""
+    turn = filmed.turn
+    code = filmed.js.read_text(errors="replace") if filmed.js else turn.code
+    return {
+        "turn": turn.turn,
+        "image": f"/film/{step}/{filmed.png.name}" if filmed.png else None,
+        "status": turn.render.status if turn.render else "unavailable",
+        "violations": [violation.code.value for violation in turn.render.violations] if turn.render else [],
+        "critique": turn.critique,
+        "critique_source": turn.critique_source,
+        "revisions_left": turn.revisions_left,
+        "handed_in": turn.handed_in,
+        "failure": turn.failure,
+        "code_html": highlighted(code),
+    }
 
 
 def _step_summary(step: int, rollouts: list[FilmRollout]) -> dict:

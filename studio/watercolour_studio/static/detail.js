@@ -67,6 +67,34 @@ function codeBox(data) {
   return el("div", { class: "code-box" }, copy, pre);
 }
 
+// A rollout with revisions: each painting of its episode in the order painted, with the critique the policy read.
+function revisionChain(data) {
+  if (!data.turns?.length) return null;
+  const last = data.turns.length - 1;
+  const turns = data.turns.map((turn) => {
+    const label = turn.turn === 0 ? "First painting" : `Revision ${turn.turn}`;
+    const notes = [
+      turn.status,
+      turn.violations.length ? turn.violations.join(", ") : null,
+      turn.handed_in ? "handed in again: the rollout stopped before this revision" : null,
+    ].filter(Boolean).join(" · ");
+    const pre = el("pre", { class: "code" });
+    pre.innerHTML = turn.code_html; // Pygments output: every character of the model's code is escaped.
+    const said = turn.turn === last ? "Critique (read by no policy: the episode ended)" : "Critique the policy read";
+    return el(
+      "li", { class: "turn", "data-turn": turn.turn },
+      el("h4", {}, label, turn.turn === last ? " · the one rewarded" : ""),
+      turn.image ? el("img", { class: "painting", src: turn.image, alt: `${label} of rollout ${data.index}` }) : el("div", { class: "no-painting" }),
+      el("p", { class: "muted" }, notes),
+      turn.failure ? el("p", { class: "failure" }, turn.failure) : null,
+      el("p", { class: "muted" }, said, turn.critique_source ? ` (${turn.critique_source})` : ""),
+      el("blockquote", { class: "critique" }, turn.critique ?? "no critique"),
+      el("details", {}, el("summary", {}, "JavaScript"), pre),
+    );
+  });
+  return el("div", { class: "revisions" }, el("h3", {}, `Revisions (${data.turns.length} paintings)`), el("ol", { class: "chain" }, turns));
+}
+
 function render(data) {
   const record = data.record;
   const title = `Step ${data.step} · rollout ${data.index} · group ${data.group} · reward ${fmt(data.reward)}`;
@@ -84,7 +112,7 @@ function render(data) {
     el("h3", {}, "JavaScript"), codeBox(data),
     el("h3", {}, "References faced"), referenceTable(data),
   );
-  document.getElementById("detail-body").replaceChildren(left, right);
+  document.getElementById("detail-body").replaceChildren(...[left, right, revisionChain(data)].filter(Boolean));
 }
 
 async function show(at) {
