@@ -171,3 +171,12 @@ def full_reward_env_url(scorer_url):
     )
     with running_service("watercolour_env.server.app", settings, "/health") as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def dead_scorer_env_url():
+    """An environment whose HPSv3 term weighs in but whose scorer nobody answers: infrastructure down (the tool env's,
+    the revisions' and the launch script's revision tests all lose a turn's score to it)."""
+    weights = "gate=0.05,length=0.05,judge=0,hps=0.9"
+    with env_server(WATERCOLOUR_BROWSERS="1", WATERCOLOUR_WEIGHTS=weights, WATERCOLOUR_SCORER_URL="http://127.0.0.1:1") as url:
+        yield url

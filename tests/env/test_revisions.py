@@ -14,7 +14,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from tests.conftest import env_server, fresh_seed, sketch
+from tests.conftest import fresh_seed, sketch
 from tests.env.test_critique import assert_speaks_only_of_the_painting
 from watercolour_env.client import WatercolourEnv
 from watercolour_env.models import WatercolourAction
@@ -66,14 +66,6 @@ async def test_revisions_count_down_with_critiques_and_the_last_turn_pays_last_p
     assert last.observation.first_reward == 0.0  # the first failed the gate: a real 0
     assert last.reward == pytest.approx(alone + 0.5 * (alone - 0.0))
     assert state.seed == seed and state.step_count == 3 and state.revisions == 2
-
-
-@pytest.fixture(scope="module")
-def dead_scorer_env_url():
-    """An environment whose HPSv3 term weighs in but whose scorer nobody answers: infrastructure down."""
-    weights = "gate=0.05,length=0.05,judge=0,hps=0.9"
-    with env_server(WATERCOLOUR_BROWSERS="1", WATERCOLOUR_WEIGHTS=weights, WATERCOLOUR_SCORER_URL="http://127.0.0.1:1") as url:
-        yield url
 
 
 async def test_a_lost_painting_makes_the_episode_none_and_a_turn_after_the_last_is_refused(dead_scorer_env_url):

@@ -21,14 +21,6 @@ def episode(env: WatercolourToolEnv):
     return env._env.state()
 
 
-@pytest.fixture(scope="module")
-def dead_scorer_env_url():
-    """An environment whose HPSv3 term weighs in but whose scorer nobody answers: infrastructure down."""
-    weights = "gate=0.05,length=0.05,judge=0,hps=0.9"
-    with env_server(WATERCOLOUR_WEIGHTS=weights, WATERCOLOUR_SCORER_URL="http://127.0.0.1:1") as url:
-        yield url
-
-
 def test_trl_offers_the_model_one_tool_paint_with_its_sketch():
     """TRL exposes every public method but reset and get_reward as a tool, described from its docstring."""
     public = {name for name in vars(WatercolourToolEnv) if not name.startswith("_")}

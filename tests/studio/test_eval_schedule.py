@@ -61,7 +61,7 @@ def paint(monkeypatch, tmp_path, environment: RecordingEnvironment):
 
 def test_replies_are_written_one_at_a_time_in_order_while_the_environment_renders(monkeypatch, tmp_path):
     environment = RecordingEnvironment()
-    (paintings, seconds), log = paint(monkeypatch, tmp_path, environment)
+    (paintings, seconds, _turns), log = paint(monkeypatch, tmp_path, environment)
 
     assert [entry[:3] for entry in log] == [
         (label, subject, sample) for label in ("A", "B") for subject in SUBJECTS for sample in range(SAMPLES)
